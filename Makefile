@@ -1,0 +1,114 @@
+# gp — goodput@SLO toolchain.  Plain GNU make.
+#
+#   make            build every tool into bin/
+#   make check      -Werror build, unit tests under ASan+UBSan, e2e tests (TAP via prove)
+#   make demo       the demo campaign against gp-sim behind HAProxy
+#   make bench      benchmarks (print figures; not tests)
+#   make deps       install missing Debian packages (apt-get)
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# User CFLAGS are appended to ours, never replace them.
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+SHAREDIR ?= $(PREFIX)/share/gp
+CC      ?= cc
+PKG_CONFIG ?= pkg-config
+WERROR  ?= -Werror
+PROVE_J ?= 2
+
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+PKGS    := libcurl jansson libevent gsl zlib
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+GP_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra $(WERROR) \
+	    -Wno-unused-parameter -Wshadow -Wformat=2 -Isrc/lib \
+	    -DGP_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS)
+GP_LDLIBS = $(PKG_LIBS) -lm $(LDLIBS)
+
+# A sanitized build of everything, for the unit tests (and SANITIZE=... by hand).
+SANITIZE ?= address,undefined
+SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+LIB_SRC   := $(sort $(wildcard src/lib/*.c))
+TOOL_SRC  := $(sort $(wildcard src/gp-*.c))
+TOOLS     := $(patsubst src/%.c,bin/%,$(TOOL_SRC))
+UNIT_SRC  := $(sort $(wildcard tests/unit/t-*.c))
+UNIT_BINS := $(patsubst tests/unit/%.c,build/san/tests/%,$(UNIT_SRC))
+E2E       := $(sort $(wildcard tests/t[0-9]*.sh))
+MANPAGES  := $(sort $(wildcard doc/*.1))
+
+LIB_OBJ     := $(patsubst src/lib/%.c,build/obj/lib/%.o,$(LIB_SRC))
+LIB_OBJ_SAN := $(patsubst src/lib/%.c,build/san/lib/%.o,$(LIB_SRC))
+
+.PHONY: all check unit e2e demo bench deps install uninstall clean lint fuzz
+.DELETE_ON_ERROR:
+
+all: $(TOOLS)
+
+build/obj/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) | build/obj/lib
+	$(CC) $(GP_CFLAGS) -MMD -c -o $@ $<
+build/obj/%.o: src/%.c $(wildcard src/lib/*.h) | build/obj/lib
+	$(CC) $(GP_CFLAGS) -c -o $@ $<
+build/libgp.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+bin/%: build/obj/%.o build/libgp.a
+	$(CC) $(GP_CFLAGS) -o $@ $< build/libgp.a $(GP_LDLIBS)
+
+build/san/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) | build/san/lib build/san/tests
+	$(CC) $(GP_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+build/san/libgp.a: $(LIB_OBJ_SAN)
+	rm -f $@ && ar rcs $@ $^
+build/san/tests/%: tests/unit/%.c tests/unit/tap.h build/san/libgp.a | build/san/tests
+	$(CC) $(GP_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< build/san/libgp.a $(GP_LDLIBS)
+
+build/obj/lib build/san/lib build/san/tests:
+	mkdir -p $@
+
+# check: needs its packages; the prerequisites install them on a fresh Debian.
+check: deps-check all $(UNIT_BINS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	GP_BIN=$(CURDIR)/bin GP_TOP=$(CURDIR) \
+	prove -j$(PROVE_J) --exec '' $(UNIT_BINS) $(E2E)
+
+unit: $(UNIT_BINS)
+	prove -j$(PROVE_J) --exec '' $(UNIT_BINS)
+
+e2e: all
+	GP_BIN=$(CURDIR)/bin GP_TOP=$(CURDIR) prove -j$(PROVE_J) --exec '' $(E2E)
+
+demo: deps-check all
+	GP_BIN=$(CURDIR)/bin sh examples/demo.sh
+
+bench: deps-check all
+	GP_BIN=$(CURDIR)/bin sh bench/run.sh
+
+# deps: install what a fresh Debian 12 lacks.  deps-check runs it only when
+# something is missing, so `make check` and `make demo` alone work from scratch.
+DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libjansson-dev \
+	    libevent-dev libgsl-dev zlib1g-dev jq parallel gnuplot-nox haproxy \
+	    gawk mawk curl perl python3 python3-scipy
+deps:
+	sh share/deps.sh $(DEB_PKGS)
+deps-check:
+	@sh share/deps.sh --check $(DEB_PKGS) || sh share/deps.sh $(DEB_PKGS)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(SHAREDIR)/awk
+	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)
+	$(if $(MANPAGES),install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1)
+	$(if $(wildcard share/awk/*.awk),install -m 644 share/awk/*.awk $(DESTDIR)$(SHAREDIR)/awk)
+uninstall:
+	rm -f $(patsubst bin/%,$(DESTDIR)$(BINDIR)/%,$(TOOLS))
+	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man1/%,$(MANPAGES))
+	rm -rf $(DESTDIR)$(SHAREDIR)
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -Isrc/lib src
+
+clean:
+	rm -rf build $(TOOLS)
+
+-include $(wildcard build/obj/lib/*.d)

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/* cli — checked number parsing and the --help/--version conventions. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "log.h"
+
+#ifndef GP_VERSION
+#define GP_VERSION "0.1"
+#endif
+
+int gp_parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || end == s || !isfinite(v) || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int gp_parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int gp_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || end == s)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+double gp_opt_double(const char *opt, const char *arg, double min, double max)
+{
+	double v;
+
+	if (gp_parse_double(arg, min, max, &v))
+		gp_usage_error("%s: '%s' is not a number in [%g, %g]", opt, arg ? arg : "", min, max);
+	return v;
+}
+
+long gp_opt_long(const char *opt, const char *arg, long min, long max)
+{
+	long v;
+
+	if (gp_parse_long(arg, min, max, &v))
+		gp_usage_error("%s: '%s' is not an integer in [%ld, %ld]", opt, arg ? arg : "", min, max);
+	return v;
+}
+
+uint64_t gp_opt_u64(const char *opt, const char *arg)
+{
+	uint64_t v;
+
+	if (gp_parse_u64(arg, &v))
+		gp_usage_error("%s: '%s' is not a non-negative integer", opt, arg ? arg : "");
+	return v;
+}
+
+void gp_print_help(const char *usage)
+{
+	fputs(usage, stdout);
+	exit(fclose(stdout) ? GP_EXIT_SOFTWARE : GP_EXIT_OK);
+}
+
+void gp_print_version(void)
+{
+	printf("%s (gp) %s\n", gp_progname(), GP_VERSION);
+	exit(fclose(stdout) ? GP_EXIT_SOFTWARE : GP_EXIT_OK);
+}

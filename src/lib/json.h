@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * json — small helpers over jansson for reading record fields and writing
+ * records.  Values returned through `const char **` are borrowed from the
+ * object and live as long as it does.
+ *
+ * Accessors return 0 (found, right type), GP_JSON_MISSING (absent or null) or
+ * GP_JSON_TYPE (present with another type).  Numbers accept JSON integers and
+ * reals alike.
+ *
+ * The gp_need_* helpers are for tool code: on a missing or mistyped required
+ * field they exit 65 with "prog: file:line: field 'k' is missing" (or "is not
+ * a number"/"is not a string"/...).
+ */
+#ifndef GP_JSON_H
+#define GP_JSON_H
+
+#include <jansson.h>
+
+enum { GP_JSON_MISSING = -1, GP_JSON_TYPE = -2 };
+
+int gp_json_num(const json_t *o, const char *key, double *out);
+int gp_json_int(const json_t *o, const char *key, long long *out);
+int gp_json_str(const json_t *o, const char *key, const char **out);
+int gp_json_bool(const json_t *o, const char *key, int *out);
+/* The record's "type", or NULL. */
+const char *gp_json_type(const json_t *o);
+
+/* Compact one-line dump (insertion order kept, reals with 15 significant
+ * digits so 0.1 prints as 0.1).  Caller frees.  NULL on failure. */
+char *gp_json_dump(const json_t *v);
+/* A real, or JSON null when v is NaN or infinite (records never hold NaN). */
+json_t *gp_json_real(double v);
+/* Set key to gp_json_real(v). 0 or -1. */
+int gp_json_set_real(json_t *o, const char *key, double v);
+
+double gp_need_num(const json_t *o, const char *key, const char *file, unsigned long line);
+long long gp_need_int(const json_t *o, const char *key, const char *file, unsigned long line);
+const char *gp_need_str(const json_t *o, const char *key, const char *file, unsigned long line);
+
+#endif

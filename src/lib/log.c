@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* log — message formatting and exit codes shared by every tool. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+static const char *progname = "gp";
+
+void gp_log_init(const char *argv0)
+{
+	const char *slash;
+
+	if (!argv0 || !*argv0)
+		return;
+	slash = strrchr(argv0, '/');
+	progname = slash ? slash + 1 : argv0;
+}
+
+const char *gp_progname(void)
+{
+	return progname;
+}
+
+static void vmsg(const char *file, unsigned long line, const char *tag,
+		 const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", progname);
+	if (file && line)
+		fprintf(stderr, "%s:%lu: ", file, line);
+	else if (file)
+		fprintf(stderr, "%s: ", file);
+	if (tag)
+		fputs(tag, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void gp_die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(NULL, 0, NULL, fmt, ap);
+	va_end(ap);
+	exit(code);
+}
+
+void gp_die_at(int code, const char *file, unsigned long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(file ? file : "-", line, NULL, fmt, ap);
+	va_end(ap);
+	exit(code);
+}
+
+void gp_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(NULL, 0, "warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void gp_warn_at(const char *file, unsigned long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(file ? file : "-", line, "warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void gp_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(NULL, 0, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void gp_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(NULL, 0, NULL, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+	exit(GP_EXIT_USAGE);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * log — the one message format of every gp tool, and the exit codes.
+ *
+ *   gp-replay: trace.ndjson:1042: field 't_s' is not a number
+ *
+ * Tool code only: the library never prints or exits (it returns negative
+ * errors and leaves the wording to the caller).  Messages go to stderr.
+ */
+#ifndef GP_LOG_H
+#define GP_LOG_H
+
+#include <stdarg.h>
+
+/* Exit status, the same in every tool and man page (DESIGN.md §5). */
+enum {
+	GP_EXIT_OK = 0,		/* success, gate passed */
+	GP_EXIT_NEGATIVE = 1,	/* gate or verdict negative */
+	GP_EXIT_USAGE = 2,	/* usage error */
+	GP_EXIT_DATAERR = 65,	/* bad input data (message names file:line) */
+	GP_EXIT_UNAVAILABLE = 69, /* a required service is unreachable */
+	GP_EXIT_SOFTWARE = 70,	/* internal error */
+};
+
+/* Set once from main(): the basename of argv[0] prefixes every message. */
+void gp_log_init(const char *argv0);
+const char *gp_progname(void);
+
+/* "prog: message" then exit(code).  Never returns. */
+void gp_die(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+/* "prog: file:line: message" then exit(code); line 0 omits the line. */
+void gp_die_at(int code, const char *file, unsigned long line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5), noreturn));
+/* "prog: warning: message" — does not exit. */
+void gp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: file:line: warning: message" */
+void gp_warn_at(const char *file, unsigned long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "prog: message" — informational, only when verbose or stderr is a tty is the
+ * caller's business. */
+void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Usage error: "prog: message" + "Try 'prog --help'." and exit 2. */
+void gp_usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+#endif

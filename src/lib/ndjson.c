@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/* ndjson — buffered line reader over zlib's gzread, and the record writer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "ndjson.h"
+
+#define READ_CHUNK (256u << 10)
+
+void gp_ndjson_init(struct gp_ndjson *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->max_line = GP_NDJSON_MAX_LINE;
+	r->name = "-";
+}
+
+int gp_ndjson_open(struct gp_ndjson *r, const char *path)
+{
+	int fd;
+
+	if (!path || !strcmp(path, "-")) {
+		fd = dup(STDIN_FILENO);
+		r->name = "-";
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		r->name = path;
+	}
+	if (fd < 0)
+		return GP_NDJSON_EOPEN;
+	r->gz = gzdopen(fd, "rb");
+	if (!r->gz) {
+		close(fd);
+		errno = ENOMEM;
+		return GP_NDJSON_EOPEN;
+	}
+	gzbuffer(r->gz, READ_CHUNK);
+	r->line = 0;
+	r->start = r->end = 0;
+	r->eof = 0;
+	return 0;
+}
+
+/* Make room for at least READ_CHUNK more bytes after end. */
+static int grow(struct gp_ndjson *r)
+{
+	size_t used = r->end - r->start;
+	size_t need = used + READ_CHUNK + 1;
+	char *nb;
+
+	if (r->start > 0) {
+		memmove(r->buf, r->buf + r->start, used);
+		r->start = 0;
+		r->end = used;
+	}
+	if (r->cap >= need)
+		return 0;
+	size_t ncap = r->cap ? r->cap : READ_CHUNK * 2;
+	while (ncap < need)
+		ncap *= 2;
+	nb = realloc(r->buf, ncap);
+	if (!nb)
+		return GP_NDJSON_ENOMEM;
+	r->buf = nb;
+	r->cap = ncap;
+	return 0;
+}
+
+int gp_ndjson_next(struct gp_ndjson *r, char **line, size_t *len)
+{
+	size_t scan = r->start;
+
+	for (;;) {
+		char *nl = r->end > scan ? memchr(r->buf + scan, '\n', r->end - scan) : NULL;
+		char *s;
+		size_t n;
+
+		if (!nl && !r->eof) {
+			if (r->end - r->start > r->max_line) {
+				r->line++;
+				return GP_NDJSON_ETOOLONG;
+			}
+			size_t off = scan - r->start;
+			int e = grow(r);
+			if (e)
+				return e;
+			scan = r->start + off;
+			int got = gzread(r->gz, r->buf + r->end, READ_CHUNK);
+			if (got < 0)
+				return GP_NDJSON_EREAD;
+			if (got == 0) {
+				int zerr;
+				gzerror(r->gz, &zerr);
+				if (zerr != Z_OK && zerr != Z_BUF_ERROR)
+					return GP_NDJSON_EREAD;
+				/* A truncated gzip member reads as Z_BUF_ERROR at EOF. */
+				if (zerr == Z_BUF_ERROR)
+					return GP_NDJSON_EREAD;
+				r->eof = 1;
+			}
+			r->end += (size_t)got;
+			continue;
+		}
+		if (!nl && r->start == r->end)
+			return GP_NDJSON_EOF;
+		s = r->buf + r->start;
+		if (nl) {
+			n = (size_t)(nl - s);
+			r->start += n + 1;
+		} else {
+			n = r->end - r->start;	/* last line without newline */
+			r->start = r->end;
+		}
+		r->line++;
+		if (n > r->max_line)
+			return GP_NDJSON_ETOOLONG;
+		if (n && s[n - 1] == '\r')
+			n--;
+		s[n] = '\0';
+		/* Skip blank lines (only spaces/tabs). */
+		size_t k = 0;
+		while (k < n && (s[k] == ' ' || s[k] == '\t'))
+			k++;
+		if (k == n) {
+			scan = r->start;
+			continue;
+		}
+		*line = s;
+		*len = n;
+		return GP_NDJSON_LINE;
+	}
+}
+
+void gp_ndjson_release(struct gp_ndjson *r)
+{
+	if (r->gz)
+		gzclose(r->gz);
+	free(r->buf);
+	r->gz = NULL;
+	r->buf = NULL;
+	r->cap = r->start = r->end = 0;
+}
+
+void gp_input_init(struct gp_input *in, char **paths, int n)
+{
+	memset(in, 0, sizeof(*in));
+	in->paths = paths;
+	in->npaths = n;
+	gp_ndjson_init(&in->cur);
+}
+
+int gp_input_next(struct gp_input *in, char **line, size_t *len)
+{
+	for (;;) {
+		if (!in->open) {
+			const char *p;
+
+			if (in->npaths == 0 && in->next == 0)
+				p = "-";
+			else if (in->next < in->npaths)
+				p = in->paths[in->next];
+			else
+				return GP_NDJSON_EOF;
+			in->next++;
+			gp_ndjson_init(&in->cur);
+			if (gp_ndjson_open(&in->cur, p) < 0) {
+				in->cur.name = p;
+				snprintf(in->errmsg, sizeof(in->errmsg), "cannot open: %s", strerror(errno));
+				return GP_NDJSON_EOPEN;
+			}
+			in->open = 1;
+		}
+		int e = gp_ndjson_next(&in->cur, line, len);
+		if (e != GP_NDJSON_EOF)
+			return e;
+		/* Keep the name for messages after EOF; release buffers. */
+		const char *name = in->cur.name;
+		unsigned long ln = in->cur.line;
+		gp_ndjson_release(&in->cur);
+		in->cur.name = name;
+		in->cur.line = ln;
+		in->open = 0;
+		if (in->npaths == 0 || in->next >= in->npaths)
+			return GP_NDJSON_EOF;
+	}
+}
+
+int gp_input_next_json(struct gp_input *in, json_t **out)
+{
+	char *line;
+	size_t len;
+	json_error_t jerr;
+	int e = gp_input_next(in, &line, &len);
+
+	if (e != GP_NDJSON_LINE)
+		return e;
+	json_t *v = json_loadb(line, len, 0, &jerr);
+	if (!v) {
+		snprintf(in->errmsg, sizeof(in->errmsg), "not valid JSON (column %d): %s",
+			 jerr.column, jerr.text);
+		return GP_NDJSON_EJSON;
+	}
+	if (!json_is_object(v)) {
+		json_decref(v);
+		snprintf(in->errmsg, sizeof(in->errmsg), "record is not a JSON object");
+		return GP_NDJSON_EJSON;
+	}
+	*out = v;
+	return GP_NDJSON_LINE;
+}
+
+void gp_input_release(struct gp_input *in)
+{
+	if (in->open)
+		gp_ndjson_release(&in->cur);
+	in->open = 0;
+}
+
+const char *gp_input_strerror(const struct gp_input *in, int err)
+{
+	switch (err) {
+	case GP_NDJSON_EOPEN:
+	case GP_NDJSON_EJSON:
+		return in->errmsg;
+	case GP_NDJSON_EREAD:
+		return "read error or corrupt gzip data";
+	case GP_NDJSON_ETOOLONG:
+		return "line longer than 64 MiB";
+	case GP_NDJSON_ENOMEM:
+		return "out of memory";
+	default:
+		return "unknown error";
+	}
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+int gp_out_open(struct gp_out *o, const char *path, int gzip)
+{
+	struct stat st;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	if (!path || !strcmp(path, "-")) {
+		o->is_stdout = 1;
+		fd = STDOUT_FILENO;
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -1;
+		if (ends_with(path, ".gz"))
+			gzip = 1;
+	}
+	if (gzip) {
+		int gfd = o->is_stdout ? dup(fd) : fd;
+		o->gz = gfd >= 0 ? gzdopen(gfd, "wb6") : NULL;
+		if (!o->gz)
+			return -1;
+		return 0;
+	}
+	o->f = o->is_stdout ? stdout : fdopen(fd, "w");
+	if (!o->f)
+		return -1;
+	if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode)))
+		o->flush_each = 1;
+	return 0;
+}
+
+int gp_out_line(struct gp_out *o, const char *buf, size_t len)
+{
+	if (o->err)
+		return -1;
+	if (o->gz) {
+		if ((len && gzwrite(o->gz, buf, (unsigned)len) != (int)len) || gzputc(o->gz, '\n') < 0) {
+			o->err = errno ? errno : EIO;
+			return -1;
+		}
+		return 0;
+	}
+	if ((len && fwrite(buf, 1, len, o->f) != len) || putc('\n', o->f) == EOF ||
+	    (o->flush_each && fflush(o->f))) {
+		o->err = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int gp_out_json(struct gp_out *o, const json_t *v)
+{
+	char *s = gp_json_dump(v);
+	int r;
+
+	if (!s)
+		return -1;
+	r = gp_out_line(o, s, strlen(s));
+	free(s);
+	return r;
+}
+
+int gp_out_close(struct gp_out *o)
+{
+	int r = o->err ? -1 : 0;
+
+	if (o->gz) {
+		if (gzclose(o->gz) != Z_OK)
+			r = -1;
+		o->gz = NULL;
+	} else if (o->f) {
+		if (fflush(o->f) || ferror(o->f))
+			r = -1;
+		if (o->is_stdout) {
+			if (fclose(stdout))
+				r = -1;
+		} else if (fclose(o->f)) {
+			r = -1;
+		}
+		o->f = NULL;
+	}
+	if (r && o->err)
+		errno = o->err;
+	return r;
+}

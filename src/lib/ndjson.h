@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ndjson — line-oriented record input and output, gzip transparent (zlib).
+ *
+ * Input: gp_input iterates over the files named on the command line, or stdin
+ * when there are none ("-" also means stdin).  Each file may be plain or gzip
+ * (concatenated members too); CRLF and a missing final newline are accepted;
+ * blank lines are skipped.  A line longer than GP_NDJSON_MAX_LINE bytes is an
+ * error.  The line returned by gp_input_next() is borrowed: valid until the
+ * next call; it is NUL-terminated and without its line ending.
+ *
+ * Output: gp_out writes one record per line to stdout or a file, gzip when asked
+ * or when the name ends in ".gz"; when the destination is a pipe or terminal
+ * (and not gzip) every record is flushed as written.
+ */
+#ifndef GP_NDJSON_H
+#define GP_NDJSON_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <jansson.h>
+#include <zlib.h>
+
+#define GP_NDJSON_MAX_LINE (64u << 20)	/* 64 MiB: one record, documented */
+
+enum {
+	GP_NDJSON_EOF = 0,
+	GP_NDJSON_LINE = 1,
+	GP_NDJSON_EOPEN = -1,	/* cannot open (errno set) */
+	GP_NDJSON_EREAD = -2,	/* read error or corrupt gzip stream */
+	GP_NDJSON_ETOOLONG = -3,	/* line over GP_NDJSON_MAX_LINE */
+	GP_NDJSON_EJSON = -4,	/* line is not a JSON object */
+	GP_NDJSON_ENOMEM = -5,
+};
+
+struct gp_ndjson {
+	gzFile gz;
+	const char *name;	/* for messages: the path, or "-" (stdin) */
+	unsigned long line;	/* number of the line last returned (1-based) */
+	char *buf;		/* holds the buffered bytes */
+	size_t cap, start, end;	/* buf[start..end) not yet consumed */
+	int eof;
+	size_t max_line;
+};
+
+void gp_ndjson_init(struct gp_ndjson *r);
+/* Open path ("-" or NULL: stdin).  0 or GP_NDJSON_EOPEN. */
+int gp_ndjson_open(struct gp_ndjson *r, const char *path);
+/* Next non-blank line: GP_NDJSON_LINE, GP_NDJSON_EOF, or a negative error. */
+int gp_ndjson_next(struct gp_ndjson *r, char **line, size_t *len);
+void gp_ndjson_release(struct gp_ndjson *r);
+
+struct gp_input {
+	char **paths;		/* borrowed */
+	int npaths, next;
+	struct gp_ndjson cur;
+	int open;
+	char errmsg[256];	/* filled on a negative return */
+};
+
+/* Iterate over paths[0..n), or stdin when n == 0. */
+void gp_input_init(struct gp_input *in, char **paths, int n);
+/* Next line of the current file, moving to the next file at EOF. */
+int gp_input_next(struct gp_input *in, char **line, size_t *len);
+/*
+ * Next line parsed as a JSON object: *out is a new reference the caller
+ * decrefs.  GP_NDJSON_EJSON with in->errmsg set when the line is not an object.
+ */
+int gp_input_next_json(struct gp_input *in, json_t **out);
+/* Where the last line came from, for messages. */
+static inline const char *gp_input_name(const struct gp_input *in) { return in->cur.name; }
+static inline unsigned long gp_input_line(const struct gp_input *in) { return in->cur.line; }
+void gp_input_release(struct gp_input *in);
+/* Human text for a negative return (uses in->errmsg when set). */
+const char *gp_input_strerror(const struct gp_input *in, int err);
+
+struct gp_out {
+	FILE *f;
+	gzFile gz;
+	int flush_each;
+	int is_stdout;
+	int err;
+};
+
+/* path NULL or "-": stdout.  gzip: 1 to compress (also when path ends ".gz").
+ * Returns 0, or -1 with errno set. */
+int gp_out_open(struct gp_out *o, const char *path, int gzip);
+/* Write buf (without newline) and a newline. 0 or -1 (error remembered). */
+int gp_out_line(struct gp_out *o, const char *buf, size_t len);
+/* Dump a JSON value compactly as one line. */
+int gp_out_json(struct gp_out *o, const json_t *v);
+/* Flush and close; -1 if any write failed (errno set, EPIPE included). */
+int gp_out_close(struct gp_out *o);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sig — the interrupt convention: the first SIGINT/SIGTERM sets a flag (stop
+ * starting work, finish or cancel what is in flight into records, flush, exit
+ * non-zero); the second exits at once with 128+signo.
+ */
+#ifndef GP_SIG_H
+#define GP_SIG_H
+
+#include <signal.h>
+
+/* Install the handlers for SIGINT and SIGTERM and ignore SIGPIPE (writes then
+ * fail with EPIPE, which tools treat as a quiet exit). */
+void gp_sig_install(void);
+/* The signal number that asked us to stop, or 0. */
+int gp_sig_stop(void);
+/* Address of the flag, for event loops that poll it. */
+volatile sig_atomic_t *gp_sig_flag(void);
+
+#endif

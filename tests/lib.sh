@@ -1,0 +1,98 @@
+# tests/lib.sh — helpers for the end-to-end tests (after git's t/test-lib.sh).
+# Source it from tests/tNNNN-*.sh:   . "$(dirname "$0")/lib.sh"
+#
+#   test_expect_success 'name' 'commands'   run commands in a subshell; ok if exit 0
+#   test_expect_failure 'name' 'commands'   ok if commands exit non-zero
+#   test_expect_code N 'name' 'commands'    ok if the exit status is N
+#   skip_all 'reason'                        skip the whole file
+#   test_done                               print the plan, exit by the result
+#   free_port_range N                       print a base port P with P..P+N-1 free
+#   start_sim ARGS...                       start gp-sim, sets SIM_PORT and SIM_PID
+#   wait_port PORT                          wait (≤10 s) until a TCP port accepts
+#
+# Every test file works in its own scratch directory $TRASH, removed at exit;
+# background processes registered with `cleanup_pid PID` are killed at exit.
+
+set -u
+GP_TOP=${GP_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+GP_BIN=${GP_BIN:-$GP_TOP/bin}
+PATH=$GP_BIN:$PATH
+export PATH GP_TOP GP_BIN
+GP_SHARED=${GP_SHARED:-$GP_TOP/../shared}
+TEST_NAME=$(basename "$0" .sh)
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/gp-$TEST_NAME.XXXXXX")
+_n=0 _fail=0 _pids=
+cleanup_pid() { _pids="$_pids $1"; }
+_cleanup() {
+	for p in $_pids; do kill "$p" 2>/dev/null; done
+	for p in $_pids; do wait "$p" 2>/dev/null; done
+	cd / && rm -rf "$TRASH"
+}
+trap _cleanup EXIT
+cd "$TRASH" || exit 1
+
+_report() { # ok name output-file
+	_n=$((_n + 1))
+	if [ "$1" = 1 ]; then
+		echo "ok $_n - $2"
+	else
+		_fail=$((_fail + 1))
+		echo "not ok $_n - $2"
+		sed 's/^/#   /' "$3" | tail -n 40
+	fi
+}
+
+test_expect_success() {
+	( eval "$2" ) >"$TRASH/.out" 2>&1
+	if [ $? = 0 ]; then _report 1 "$1" "$TRASH/.out"; else _report 0 "$1" "$TRASH/.out"; fi
+}
+test_expect_failure() {
+	( eval "$2" ) >"$TRASH/.out" 2>&1
+	if [ $? != 0 ]; then _report 1 "$1" "$TRASH/.out"; else _report 0 "$1" "$TRASH/.out"; fi
+}
+test_expect_code() {
+	( eval "$3" ) >"$TRASH/.out" 2>&1
+	_rc=$?
+	if [ $_rc = "$1" ]; then _report 1 "$2" "$TRASH/.out"
+	else echo "exit $_rc, want $1" >>"$TRASH/.out"; _report 0 "$2" "$TRASH/.out"; fi
+}
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+test_done() { echo "1..$_n"; [ $_fail = 0 ]; exit $?; }
+say() { echo "# $*"; }
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+free_port_range() {
+	_k=${1:-1}
+	for _try in $(seq 1 200); do
+		_base=$(( (RANDOM * 32768 + RANDOM) % 30000 + 20000 ))
+		_okr=1
+		for _i in $(seq 0 $((_k - 1))); do
+			port_free $((_base + _i)) || { _okr=0; break; }
+		done
+		[ $_okr = 1 ] && { echo "$_base"; return 0; }
+	done
+	return 1
+}
+wait_port() {
+	for _i in $(seq 1 200); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# start_sim ARGS...: gp-sim on a free port range (as many as --backends asks).
+start_sim() {
+	_nb=1
+	_prev=
+	for _a in "$@"; do
+		[ "$_prev" = --backends ] && _nb=$_a
+		case $_a in --backends=*) _nb=${_a#--backends=} ;; esac
+		_prev=$_a
+	done
+	SIM_PORT=$(free_port_range "$_nb") || return 1
+	gp-sim --port "$SIM_PORT" "$@" 2>>"$TRASH/sim.log" &
+	SIM_PID=$!
+	cleanup_pid $SIM_PID
+	_i=0
+	while [ $_i -lt "$_nb" ]; do wait_port $((SIM_PORT + _i)) || return 1; _i=$((_i + 1)); done
+}
