@@ -1,0 +1,137 @@
+#!/bin/sh
+# examples/demo.sh — the demo campaign (`make demo`): an emulated fleet of four
+# vLLM-like backends (gp-sim) behind a real gateway (HAProxy), two routing arms
+# — "rr" (round-robin, the floor) and "hash" (consistent hashing on the prompt's
+# cache key) — replayed at a ladder of three rates with five repetitions each,
+# then validity → analysis → publish gate.  Everything stays on 127.0.0.1.
+#
+# Environment: OUT (default demo-out), REPS (5), RATES ("8 16 24"),
+# RUN_S (seconds per run, 5), GP_BIN (the tools).
+set -eu
+cd "$(dirname "$0")/.."
+GP_BIN=${GP_BIN:-$PWD/bin}
+PATH=$GP_BIN:$PATH
+OUT=${OUT:-demo-out}
+REPS=${REPS:-5}
+RATES=${RATES:-8 16 24}
+RUN_S=${RUN_S:-5}
+
+say() { printf '\n== %s\n' "$*" >&2; }
+
+# Free ports: four backends, the VIP, HAProxy's exporter.
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+pick_base() {
+	b=$(( $$ % 20000 + 30000 ))
+	while :; do
+		ok=1
+		for i in 0 1 2 3 4 5; do port_free $((b + i)) || { ok=0; break; }; done
+		[ $ok = 1 ] && { echo $b; return; }
+		b=$((b + 7))
+	done
+}
+base=$(pick_base)
+export GP_B1=127.0.0.1:$base GP_B2=127.0.0.1:$((base + 1)) \
+	GP_B3=127.0.0.1:$((base + 2)) GP_B4=127.0.0.1:$((base + 3)) \
+	GP_VIP_PORT=$((base + 4)) GP_PROM_PORT=$((base + 5))
+VIP=http://127.0.0.1:$GP_VIP_PORT
+
+rm -rf "$OUT"
+mkdir -p "$OUT/runs"
+sed -e "s/\${GP_VIP_PORT}/$GP_VIP_PORT/g; s/\${GP_PROM_PORT}/$GP_PROM_PORT/g" \
+    -e "s/\${GP_B1}/$GP_B1/g; s/\${GP_B2}/$GP_B2/g; s/\${GP_B3}/$GP_B3/g; s/\${GP_B4}/$GP_B4/g" \
+    examples/fleet.json >"$OUT/fleet.json"
+
+pids=
+cleanup() { for p in $pids; do kill "$p" 2>/dev/null || :; done; wait 2>/dev/null || :; }
+trap cleanup EXIT INT TERM
+
+wait_http() { # URL
+	i=0
+	until curl -sf -o /dev/null "$1"; do
+		i=$((i + 1)); [ $i -lt 100 ] || { echo "demo: $1 did not come up" >&2; exit 69; }
+		sleep 0.1
+	done
+}
+
+say "fleet: gp-sim, 4 backends on 127.0.0.1:$base..$((base + 3))"
+# A small prefix cache (5 prompt prefixes per backend) and slow prefill, so that
+# where a request lands matters: a cache hit saves ~100 ms of prefill.
+gp-sim --port "$base" --backends 4 --model gp-sim --max-model-len 8192 \
+	--prefill-tok-s 20000 --decode-ms 6 --decode-ms-per-seq 0.2 --max-batch 32 \
+	--kv-blocks 700 --block-tokens 16 --seed 1 --truth "$OUT/truth.ndjson" \
+	2>"$OUT/sim.log" &
+pids="$pids $!"
+for b in "$GP_B1" "$GP_B2" "$GP_B3" "$GP_B4"; do wait_http "http://$b/health"; done
+
+say "trace: 16 cache keys (Zipf 1.0), 2048-token shared prefixes"
+gp-trace synth --requests 4000 --rate-rps 10 --keys 16 --zipf 1.0 \
+	--prefix-tokens 2048 --input-tokens uniform:2100:2400 --output-tokens 32 \
+	--block-tokens 512 --seed 7 >"$OUT/trace.ndjson"
+gp-trace stats "$OUT/trace.ndjson" >"$OUT/trace-stats.ndjson"
+
+gw=
+gateway_up() { # ARM
+	[ -n "$gw" ] && { kill "$gw" 2>/dev/null || :; wait "$gw" 2>/dev/null || :; }
+	haproxy -db -f examples/haproxy/common.cfg -f "examples/haproxy/$1.cfg" \
+		2>>"$OUT/haproxy-$1.log" &
+	gw=$!
+	pids="$pids $gw"
+	wait_http "http://127.0.0.1:$GP_PROM_PORT/health"
+	wait_port_vip=0
+	until (exec 3<>"/dev/tcp/127.0.0.1/$GP_VIP_PORT") 2>/dev/null; do
+		wait_port_vip=$((wait_port_vip + 1)); [ $wait_port_vip -lt 100 ] || exit 69; sleep 0.1
+	done
+	# Confirm the mode that is actually loaded, from the config HAProxy runs.
+	mode=$(grep -h '^ *balance' "examples/haproxy/$1.cfg" | awk '{print $2}')
+	echo "demo: gateway up in arm '$1' (balance $mode)" >&2
+}
+
+replay() { # ARM RATE REP OUTFILE [extra args]
+	arm=$1 rate=$2 rep=$3 of=$4
+	shift 4
+	scrape=
+	if [ "${SCRAPE:-1}" = 1 ]; then
+		for b in "$GP_B1" "$GP_B2" "$GP_B3" "$GP_B4"; do
+			scrape="$scrape --scrape http://$b/metrics"
+		done
+	fi
+	# shellcheck disable=SC2086
+	gp-replay --url "$VIP" --model gp-sim --arm "$arm" --rep "$rep" \
+		--poisson-rps "$rate" --seed "$rep" --duration-s "$RUN_S" \
+		--key-header x-gp-cache-key --backend-header X-GP-Backend \
+		--deadline-s 30 --idle-s 10 $scrape "$@" -o "$of" <"$OUT/trace.ndjson"
+}
+
+say "baseline: unloaded path (1 req/s through the floor arm) for the SLO"
+gateway_up rr
+SCRAPE=0 replay rr 1 0 "$OUT/baseline.ndjson" --max-requests 20
+
+for arm in rr hash; do
+	gateway_up "$arm"
+	for rate in $RATES; do
+		for rep in $(seq 1 "$REPS"); do
+			printf 'demo: arm %-4s rate %3s req/s rep %s\n' "$arm" "$rate" "$rep" >&2
+			replay "$arm" "$rate" "$rep" "$OUT/runs/$arm-$rate-$rep.ndjson.gz"
+		done
+	done
+done
+
+say "validity -> analysis -> publish"
+set +e
+zcat "$OUT"/runs/*.ndjson.gz |
+	gp-verify validity |
+	gp-analyze --pass --slo-baseline "$OUT/baseline.ndjson" --slo-multiple 3 \
+		--floor rr --equiv rr --delta 0.05 --fleet "$OUT/fleet.json" --seed 1 |
+	gp-verify publish --fleet "$OUT/fleet.json" >"$OUT/verdict.ndjson"
+rc=$?
+set -e
+grep -v '"type":"request"' "$OUT/verdict.ndjson" >"$OUT/analysis.ndjson" || :
+
+say "result"
+jq -r 'select(.type=="slo") | "SLO: TTFT \(.ttft_ms|floor) ms, TPOT \(.tpot_ms*10|floor/10) ms (\(.origin), x\(.multiple))"' "$OUT/analysis.ndjson"
+jq -r 'select(.type=="arm_summary") | "\(.arm)\t\(.rate_rps) req/s\tgood \(.mean_good_fraction*1000|floor/1000)\tcv \(.cv // "-")\tTTFT p50 \(.ttft_ms.p50.est // "-") ms"' "$OUT/analysis.ndjson"
+jq -r 'select(.type=="compare") | "\(.arm) vs \(.vs) @ \(.rate_rps) req/s: \(.verdict) (diff \(.diff*1000|floor/1000), CI [\(.lo*1000|floor/1000), \(.hi*1000|floor/1000)])"' "$OUT/analysis.ndjson"
+jq -r 'select(.type=="knee") | "knee \(.arm): \(.rate_rps // "none") req/s, goodput@SLO \(.goodput_rps_per_accel // 0) req/s per accelerator"' "$OUT/analysis.ndjson"
+jq -r 'select(.type=="verdict") | "verdict: \(if .publishable then "PUBLISHABLE" else "NOT PUBLISHABLE" end) \(.reasons|join("; "))"' "$OUT/analysis.ndjson"
+echo "records: $OUT/ (runs/, analysis.ndjson, verdict.ndjson)" >&2
+exit $rc

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace — the trace record (input of gp-replay, output of gp-trace) and the
+ * deterministic prompt synthesizer.
+ *
+ * A trace record (DESIGN.md §3):
+ *   {"type":"trace","id":"r17","t_s":1.250,"input_tokens":812,"output_tokens":128,
+ *    "cache_key":"doc-3","hash_ids":[4,5,9],"messages":[...]}  (or "prompt":"...")
+ *
+ * Ownership: gp_trace_parse() fills a struct whose strings and arrays are
+ * borrowed from the json_t it was given (valid while that object lives), except
+ * hash_ids, which it copies into rec->hash_ids (owned; gp_trace_release frees).
+ */
+#ifndef GP_TRACE_H
+#define GP_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+struct gp_trace_rec {
+	const char *id;		/* required, unique within a trace */
+	double t_s;		/* arrival offset, seconds from trace start (>= 0) */
+	long input_tokens;	/* >= 1 */
+	long output_tokens;	/* >= 1 */
+	const char *cache_key;	/* optional (NULL) */
+	int64_t *hash_ids;	/* optional; owned */
+	size_t n_hash_ids;
+	json_t *messages;	/* optional, borrowed: a JSON array of chat messages */
+	const char *prompt;	/* optional, borrowed */
+};
+
+void gp_trace_init(struct gp_trace_rec *r);
+/*
+ * Parse and validate one record.  Returns 0, or -1 with a message in
+ * err (e.g. "field 't_s' is missing", "field 'input_tokens' must be >= 1").
+ * The caller prefixes file:line.
+ */
+int gp_trace_parse(struct gp_trace_rec *r, const json_t *o, char *err, size_t errlen);
+void gp_trace_release(struct gp_trace_rec *r);
+
+/*
+ * Synthesize a prompt of exactly `input_tokens` whitespace-separated words
+ * into buf (NUL-terminated; returns its length, or the length needed when
+ * buf is too small, like snprintf).  Block i of `block_tokens` words is a pure
+ * function of (hash_ids[0..i]) — the chain of ids up to and including i — so
+ * records sharing leading hash_ids share an identical textual prefix, and a
+ * different id at block i changes block i and everything after it.  Without
+ * hash_ids, the words are a function of `salt` (e.g. the record id) only, so
+ * different records do not share prefixes.  Words are drawn from a fixed
+ * vocabulary of short lowercase words; one word = one token for gp-sim.
+ */
+size_t gp_trace_synth_prompt(char *buf, size_t buflen, long input_tokens,
+			     const int64_t *hash_ids, size_t n_hash_ids,
+			     long block_tokens, const char *salt);
+
+#endif
