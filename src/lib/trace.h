@@ -34,7 +34,11 @@ void gp_trace_init(struct gp_trace_rec *r);
 /*
  * Parse and validate one record.  Returns 0, or -1 with a message in
  * err (e.g. "field 't_s' is missing", "field 'input_tokens' must be >= 1").
- * The caller prefixes file:line.
+ * The caller prefixes file:line.  r must be initialised (gp_trace_init) or
+ * released; parse first releases what r holds, and on failure leaves r
+ * released.  A JSON null counts as absent.  "type", when present, must be
+ * "trace"; "id" must be a non-empty string; the token counts integers in
+ * [1, 2^31 - 1]; "hash_ids" an array of integers; "messages" an array.
  */
 int gp_trace_parse(struct gp_trace_rec *r, const json_t *o, char *err, size_t errlen);
 void gp_trace_release(struct gp_trace_rec *r);
@@ -49,6 +53,10 @@ void gp_trace_release(struct gp_trace_rec *r);
  * hash_ids, the words are a function of `salt` (e.g. the record id) only, so
  * different records do not share prefixes.  Words are drawn from a fixed
  * vocabulary of short lowercase words; one word = one token for gp-sim.
+ * Every word is 4 letters, so the prompt is 5 * input_tokens - 1 bytes (0 when
+ * input_tokens < 1); buf may be NULL when buflen is 0.  Words past the blocks
+ * that hash_ids cover are a function of (all hash_ids, salt): a unique tail.
+ * block_tokens < 1 ignores hash_ids.  No allocation, no global state.
  */
 size_t gp_trace_synth_prompt(char *buf, size_t buflen, long input_tokens,
 			     const int64_t *hash_ids, size_t n_hash_ids,

@@ -1,0 +1,1157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gp-trace — synthesize cache-keyed request traces, convert public traces
+ * (Mooncake JSONL, Azure LLM inference CSV, BurstGPT CSV) to trace records,
+ * summarize a trace, and show the prompts gp-replay would synthesize.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "cli.h"
+#include "json.h"
+#include "log.h"
+#include "ndjson.h"
+#include "stats.h"
+#include "trace.h"
+#include "banned.h"
+
+static const char usage[] =
+"Usage: gp-trace synth [--requests N] [--rate-rps R] [--keys K] [--zipf S]\n"
+"                      [--prefix-tokens P] [--input-tokens DIST] [--output-tokens DIST]\n"
+"                      [--arrival poisson|gamma|constant] [--burstiness B]\n"
+"                      [--block-tokens T] [--seed S] [-o FILE[.gz]] [-z]\n"
+"       gp-trace from-mooncake [--key-blocks N] [-o FILE[.gz]] [-z] [FILE]\n"
+"       gp-trace from-azure [-o FILE[.gz]] [-z] [FILE]\n"
+"       gp-trace from-burstgpt [-o FILE[.gz]] [-z] [FILE]\n"
+"       gp-trace stats [FILE...]\n"
+"       gp-trace prompt [--block-tokens T] [-o FILE[.gz]] [-z] [FILE...]\n"
+"       gp-trace --help | --version\n"
+"\n"
+"Write NDJSON trace records (type \"trace\") on stdout.  Input may be gzip.\n"
+"\n"
+"synth: a cache-keyed trace for routing studies.\n"
+"  --requests N        records (default 1000)\n"
+"  --rate-rps R        mean arrival rate, requests/s (default 1)\n"
+"  --arrival A         poisson (default), gamma, or constant gaps\n"
+"  --burstiness B      gamma shape B, scale 1/(R*B): 1 = Poisson, < 1 burstier\n"
+"                      (implies --arrival gamma)\n"
+"  --keys K            prefix keys \"key-1\"..\"key-K\" (default 16; 0: none)\n"
+"  --zipf S            key popularity ~ 1/k^S (default 1; 0: uniform)\n"
+"  --prefix-tokens P   tokens shared by the requests of a key (default 1024,\n"
+"                      a multiple of --block-tokens)\n"
+"  --input-tokens D    prompt tokens, prefix included (default 2048)\n"
+"  --output-tokens D   tokens to generate (default 128)\n"
+"                      D: N | uniform:A:B | lognormal:MEDIAN:SIGMA\n"
+"  --block-tokens T    tokens per hash_ids block (default 512)\n"
+"  --seed S            random seed (default 1)\n"
+"from-mooncake: Mooncake JSONL (ms timestamps, 512-token hash_ids).\n"
+"  --key-blocks N      cache_key = the first N hash_ids (default 2; 0: none)\n"
+"from-azure: Azure LLM inference CSV (TIMESTAMP,ContextTokens,GeneratedTokens).\n"
+"from-burstgpt: BurstGPT CSV (6- or 8-column layout); cache_key = Session ID.\n"
+"stats: one trace_stats record summarizing the trace records read.\n"
+"prompt: one prompt record per trace record, with the synthesized prompt.\n"
+"  -o, --output FILE   write to FILE (gzip when it ends in .gz)\n"
+"  -z, --gzip          gzip the output\n"
+"  -h, --help          this text;  --version  the version\n"
+"Exit status: 0 ok, 2 usage error, 65 bad input data, 70 internal error.\n";
+
+enum cmd { C_SYNTH, C_MOONCAKE, C_AZURE, C_BURSTGPT, C_STATS, C_PROMPT };
+static const char *const cmd_names[] = {
+	"synth", "from-mooncake", "from-azure", "from-burstgpt", "stats", "prompt",
+};
+
+/* A token-count distribution. */
+enum dist_kind { D_FIXED, D_UNIFORM, D_LOGNORMAL };
+struct dist {
+	enum dist_kind kind;
+	double a, b;
+};
+
+struct opts {
+	enum cmd cmd;
+	long requests;
+	double rate_rps;
+	long keys;
+	double zipf;
+	long prefix_tokens;
+	struct dist in_dist, out_dist;
+	int arrival;		/* 0 poisson, 1 gamma, 2 constant */
+	int arrival_set;
+	double burstiness;
+	int burstiness_set;
+	long block_tokens;
+	uint64_t seed;
+	long key_blocks;
+	const char *output;
+	int gzip;
+	char **files;
+	int nfiles;
+};
+
+enum { A_POISSON, A_GAMMA, A_CONSTANT };
+
+#define MAX_TOKENS 0x7fffffffL
+#define UNIQUE_ID_LIMIT 1000000000LL	/* unique block ids are [0, 1e9) */
+#define MAX_KEYS 1000000L		/* key k's prefix ids are k*1e9 + j */
+
+/* ---------------------------------------------------------------- output */
+
+static struct gp_out out;
+
+static void out_open(const struct opts *o)
+{
+	if (gp_out_open(&out, o->output, o->gzip))
+		gp_die(GP_EXIT_USAGE, "%s: %s", o->output ? o->output : "-", strerror(errno));
+}
+
+static void out_record(json_t *rec)
+{
+	if (gp_out_json(&out, rec))
+		gp_die(GP_EXIT_SOFTWARE, "write error: %s", strerror(errno));
+	json_decref(rec);
+}
+
+static void out_close(void)
+{
+	if (gp_out_close(&out))
+		gp_die(GP_EXIT_SOFTWARE, "write error: %s", strerror(errno));
+}
+
+/* A trace record; hash_ids written when has_ids (possibly empty). */
+static json_t *trace_record(const char *id, double t_s, long in, long outt,
+			    const char *key, int has_ids, const int64_t *ids, size_t nids)
+{
+	json_t *r = json_object();
+
+	json_object_set_new(r, "type", json_string("trace"));
+	json_object_set_new(r, "id", json_string(id));
+	json_object_set_new(r, "t_s", json_real(t_s));
+	json_object_set_new(r, "input_tokens", json_integer(in));
+	json_object_set_new(r, "output_tokens", json_integer(outt));
+	if (key)
+		json_object_set_new(r, "cache_key", json_string(key));
+	if (has_ids) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < nids; i++)
+			json_array_append_new(a, json_integer(ids[i]));
+		json_object_set_new(r, "hash_ids", a);
+	}
+	return r;
+}
+
+/* ----------------------------------------------------------------- synth */
+
+static void parse_dist(const char *opt, const char *s, struct dist *d)
+{
+	char buf[128], *p, *q;
+
+	if (strlen(s) >= sizeof(buf))
+		gp_usage_error("%s: '%.32s...' is too long", opt, s);
+	memcpy(buf, s, strlen(s) + 1);
+	if (!strncmp(buf, "uniform:", 8)) {
+		long a, b;
+		p = buf + 8;
+		q = strchr(p, ':');
+		if (!q)
+			gp_usage_error("%s: '%s': want uniform:A:B", opt, s);
+		*q++ = '\0';
+		if (gp_parse_long(p, 1, MAX_TOKENS, &a) || gp_parse_long(q, 1, MAX_TOKENS, &b) || a > b)
+			gp_usage_error("%s: '%s': want uniform:A:B with 1 <= A <= B", opt, s);
+		d->kind = D_UNIFORM;
+		d->a = (double)a;
+		d->b = (double)b;
+	} else if (!strncmp(buf, "lognormal:", 10)) {
+		p = buf + 10;
+		q = strchr(p, ':');
+		if (!q)
+			gp_usage_error("%s: '%s': want lognormal:MEDIAN:SIGMA", opt, s);
+		*q++ = '\0';
+		if (gp_parse_double(p, 1e-9, (double)MAX_TOKENS, &d->a) ||
+		    gp_parse_double(q, 0, 20, &d->b))
+			gp_usage_error("%s: '%s': want lognormal:MEDIAN:SIGMA with MEDIAN > 0, "
+				       "0 <= SIGMA <= 20", opt, s);
+		d->kind = D_LOGNORMAL;
+	} else {
+		long n;
+		p = !strncmp(buf, "fixed:", 6) ? buf + 6 : buf;
+		if (gp_parse_long(p, 1, MAX_TOKENS, &n))
+			gp_usage_error("%s: '%s': want N, uniform:A:B or lognormal:MEDIAN:SIGMA", opt, s);
+		d->kind = D_FIXED;
+		d->a = (double)n;
+	}
+}
+
+static long draw_dist(const struct dist *d, gsl_rng *r)
+{
+	double v;
+
+	switch (d->kind) {
+	case D_UNIFORM:
+		return (long)d->a + (long)gsl_rng_uniform_int(r, (unsigned long)(d->b - d->a) + 1);
+	case D_LOGNORMAL:
+		v = nearbyint(gsl_ran_lognormal(r, log(d->a), d->b));
+		if (!(v >= 1))
+			return 1;
+		return v > (double)MAX_TOKENS ? MAX_TOKENS : (long)v;
+	default:
+		return (long)d->a;
+	}
+}
+
+static uint64_t splitmix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/*
+ * One MT19937 stream per purpose (arrivals, keys, input, output), seeded from
+ * (seed, stream) so that changing, say, --rate-rps leaves the key sequence and
+ * token counts as they were.  MT19937 takes a 32-bit seed; 0 is avoided
+ * because GSL maps it to its default seed.
+ */
+static gsl_rng *stream(uint64_t seed, unsigned k)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	unsigned long s;
+
+	if (!r)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	s = (unsigned long)(splitmix(seed * 8 + k) & 0xffffffffUL);
+	gsl_rng_set(r, s ? s : 1);
+	return r;
+}
+
+static void cmd_synth(const struct opts *o)
+{
+	gsl_rng *ra = stream(o->seed, 0), *rk = stream(o->seed, 1);
+	gsl_rng *ri = stream(o->seed, 2), *ro = stream(o->seed, 3);
+	gsl_ran_discrete_t *zipf = NULL;
+	long prefix_blocks = o->keys > 0 ? o->prefix_tokens / o->block_tokens : 0;
+	long long next_unique = 0;
+	int64_t *ids = NULL;
+	size_t ids_cap = 0;
+	double t = 0;
+	char id[32], key[32];
+
+	if (o->keys > 0) {
+		double *w = malloc((size_t)o->keys * sizeof(*w));
+		if (!w)
+			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		for (long k = 0; k < o->keys; k++)
+			w[k] = pow((double)(k + 1), -o->zipf);
+		zipf = gsl_ran_discrete_preproc((size_t)o->keys, w);
+		free(w);
+		if (!zipf)
+			gp_die(GP_EXIT_SOFTWARE, "cannot build the Zipf table");
+	}
+	out_open(o);
+	for (long i = 0; i < o->requests; i++) {
+		long in = draw_dist(&o->in_dist, ri);
+		long outt = draw_dist(&o->out_dist, ro);
+		long k = zipf ? (long)gsl_ran_discrete(rk, zipf) + 1 : 0;
+		size_t nb = (size_t)((in + o->block_tokens - 1) / o->block_tokens);
+		size_t pb = zipf ? (size_t)prefix_blocks : 0;
+
+		if (i > 0) {
+			double gap;
+			switch (o->arrival) {
+			case A_GAMMA:
+				gap = gsl_ran_gamma(ra, o->burstiness, 1.0 / (o->rate_rps * o->burstiness));
+				break;
+			case A_CONSTANT:
+				gap = 1.0 / o->rate_rps;
+				break;
+			default:
+				gap = gsl_ran_exponential(ra, 1.0 / o->rate_rps);
+			}
+			t += gap;
+		}
+		if (pb > nb)
+			pb = nb;
+		if (nb > ids_cap) {
+			ids_cap = nb * 2;
+			ids = realloc(ids, ids_cap * sizeof(*ids));
+			if (!ids)
+				gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		}
+		for (size_t j = 0; j < pb; j++)
+			ids[j] = (int64_t)k * UNIQUE_ID_LIMIT + (int64_t)j;
+		for (size_t j = pb; j < nb; j++) {
+			if (next_unique >= UNIQUE_ID_LIMIT)
+				gp_die(GP_EXIT_USAGE, "more than %lld unique blocks: raise --block-tokens",
+				       UNIQUE_ID_LIMIT);
+			ids[j] = next_unique++;
+		}
+		snprintf(id, sizeof(id), "s%ld", i);
+		if (k)
+			snprintf(key, sizeof(key), "key-%ld", k);
+		out_record(trace_record(id, nearbyint(t * 1e6) / 1e6, in, outt,
+					k ? key : NULL, 1, ids, nb));
+	}
+	out_close();
+	free(ids);
+	gsl_ran_discrete_free(zipf);
+	gsl_rng_free(ra);
+	gsl_rng_free(rk);
+	gsl_rng_free(ri);
+	gsl_rng_free(ro);
+}
+
+/* ------------------------------------------------------------ converters */
+
+static void input_open(struct gp_input *in, const struct opts *o)
+{
+	if (o->nfiles > 1)
+		gp_usage_error("%s: one input file at most", cmd_names[o->cmd]);
+	gp_input_init(in, o->files, o->nfiles);
+}
+
+/* Die on a negative gp_input return. */
+static void input_fail(struct gp_input *in, int e)
+{
+	gp_die_at(e == GP_NDJSON_EOPEN ? GP_EXIT_USAGE : GP_EXIT_DATAERR,
+		  gp_input_name(in), e == GP_NDJSON_EOPEN ? 0 : gp_input_line(in),
+		  "%s", gp_input_strerror(in, e));
+}
+
+/* The shared bookkeeping of every converter: order, origin, skipped rows. */
+struct conv {
+	struct gp_input in;
+	int have_first;
+	long long first_ns, prev_ns;
+	long skipped;
+	long written;
+};
+
+/*
+ * Check order, decide the row's t_s; returns 0 when the row is to be written,
+ * 1 when it is skipped (a zero token count: a failed request in the source).
+ * A timestamp earlier than the previous row's is a data error: the sources are
+ * sorted, and a replay needs t_s in order.
+ */
+static int conv_row(struct conv *c, const char *tfield, long long ns, long in, long outt,
+		    double *t_s)
+{
+	const char *file = gp_input_name(&c->in);
+	unsigned long line = gp_input_line(&c->in);
+
+	if (c->have_first && ns < c->prev_ns)
+		gp_die_at(GP_EXIT_DATAERR, file, line,
+			  "field '%s' decreases (rows must be sorted by time)", tfield);
+	c->prev_ns = ns;
+	if (in == 0 || outt == 0) {
+		c->skipped++;
+		return 1;
+	}
+	if (!c->have_first) {
+		c->have_first = 1;
+		c->first_ns = ns;
+	}
+	*t_s = (double)(ns - c->first_ns) / 1e9;
+	c->written++;
+	return 0;
+}
+
+static void conv_done(struct conv *c)
+{
+	if (c->skipped)
+		gp_warn_at(gp_input_name(&c->in), 0,
+			   "skipped %ld row%s with 0 tokens (failed requests in the source)",
+			   c->skipped, c->skipped == 1 ? "" : "s");
+	gp_input_release(&c->in);
+	out_close();
+}
+
+/* A token count: an integer >= 0 (0 marks a failed request). */
+static long row_tokens(struct conv *c, const char *field, const char *s)
+{
+	long v;
+
+	while (*s == ' ')
+		s++;
+	if (gp_parse_long(s, -MAX_TOKENS, MAX_TOKENS, &v))
+		gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), gp_input_line(&c->in),
+			  "field '%s' is not an integer: '%.40s'", field, s);
+	if (v < 0)
+		gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), gp_input_line(&c->in),
+			  "field '%s' is negative: %ld", field, v);
+	return v;
+}
+
+static void cmd_mooncake(const struct opts *o)
+{
+	struct conv c;
+	json_t *row;
+	int e;
+	int64_t *ids = NULL;
+	size_t cap = 0;
+	char id[32];
+
+	memset(&c, 0, sizeof(c));
+	input_open(&c.in, o);
+	out_open(o);
+	while ((e = gp_input_next_json(&c.in, &row)) == GP_NDJSON_LINE) {
+		const char *file = gp_input_name(&c.in);
+		unsigned long line = gp_input_line(&c.in);
+		double ts = gp_need_num(row, "timestamp", file, line);
+		long long in = gp_need_int(row, "input_length", file, line);
+		long long outt = gp_need_int(row, "output_length", file, line);
+		json_t *h = json_object_get(row, "hash_ids");
+		size_t n = 0;
+		double t_s;
+		char key[64 * 21 + 8];	/* "mc" + up to 64 "-<int64>" */
+
+		if (!(ts >= 0) || ts > 9e12)
+			gp_die_at(GP_EXIT_DATAERR, file, line, "field 'timestamp' is negative or too large");
+		if (in < 0 || outt < 0)
+			gp_die_at(GP_EXIT_DATAERR, file, line, "field '%s' is negative",
+				  in < 0 ? "input_length" : "output_length");
+		if (in > MAX_TOKENS || outt > MAX_TOKENS)
+			gp_die_at(GP_EXIT_DATAERR, file, line, "field '%s' is too large",
+				  in > MAX_TOKENS ? "input_length" : "output_length");
+		if (h && !json_is_null(h)) {
+			if (!json_is_array(h))
+				gp_die_at(GP_EXIT_DATAERR, file, line, "field 'hash_ids' is not an array");
+			n = json_array_size(h);
+			if (n > cap) {
+				cap = n * 2;
+				ids = realloc(ids, cap * sizeof(*ids));
+				if (!ids)
+					gp_die(GP_EXIT_SOFTWARE, "out of memory");
+			}
+			for (size_t i = 0; i < n; i++) {
+				json_t *x = json_array_get(h, i);
+				if (!json_is_integer(x))
+					gp_die_at(GP_EXIT_DATAERR, file, line,
+						  "field 'hash_ids' element %zu is not an integer", i);
+				ids[i] = (int64_t)json_integer_value(x);
+			}
+		}
+		/* ms to ns exactly for integral ms (all Mooncake traces). */
+		if (conv_row(&c, "timestamp", (long long)llround(ts * 1e6), (long)in, (long)outt, &t_s)) {
+			json_decref(row);
+			continue;
+		}
+		key[0] = '\0';
+		if (o->key_blocks > 0 && n > 0) {
+			size_t k = (size_t)o->key_blocks < n ? (size_t)o->key_blocks : n;
+			size_t len = (size_t)snprintf(key, sizeof(key), "mc");
+			for (size_t i = 0; i < k && len < sizeof(key); i++)
+				len += (size_t)snprintf(key + len, sizeof(key) - len, "-%lld",
+							(long long)ids[i]);
+			if (len >= sizeof(key))
+				gp_die_at(GP_EXIT_USAGE, file, line, "--key-blocks %ld: key too long",
+					  o->key_blocks);
+		}
+		snprintf(id, sizeof(id), "mc%lu", line);
+		out_record(trace_record(id, t_s, (long)in, (long)outt, key[0] ? key : NULL,
+					h && !json_is_null(h), ids, n));
+		json_decref(row);
+	}
+	if (e < 0)
+		input_fail(&c.in, e);
+	free(ids);
+	conv_done(&c);
+}
+
+/* Split a CSV line in place at commas (no quoting in these sources). */
+static int split_csv(char *line, char **f, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		if (n == max)
+			return max + 1;
+		f[n++] = line;
+		line = strchr(line, ',');
+		if (!line)
+			return n;
+		*line++ = '\0';
+	}
+}
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	if (*s == '\xef' && s[1] == '\xbb' && s[2] == '\xbf')	/* UTF-8 BOM */
+		memmove(s, s + 3, n - 2);
+}
+
+#define MAX_COLS 32
+
+/* Read the header; return the column count, fill col[i] for each name (or -1). */
+static int csv_header(struct conv *c, const char *const *names, int nnames, int *col,
+		      int required_mask)
+{
+	char *line, *f[MAX_COLS + 1];
+	size_t len;
+	int e = gp_input_next(&c->in, &line, &len), n;
+
+	if (e == GP_NDJSON_EOF)
+		gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), 0, "empty input: no header line");
+	if (e < 0)
+		input_fail(&c->in, e);
+	n = split_csv(line, f, MAX_COLS);
+	if (n > MAX_COLS)
+		gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), gp_input_line(&c->in),
+			  "header has more than %d columns", MAX_COLS);
+	for (int k = 0; k < nnames; k++) {
+		col[k] = -1;
+		for (int i = 0; i < n; i++) {
+			char *s = f[i];
+			while (*s == ' ')
+				s++;
+			trim(s);
+			if (!strcasecmp(s, names[k]))
+				col[k] = i;
+		}
+		if (col[k] < 0 && (required_mask >> k & 1))
+			gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), gp_input_line(&c->in),
+				  "field '%s' is missing from the header", names[k]);
+	}
+	return n;
+}
+
+/* Next data row split into fields; 0 at EOF. */
+static int csv_row(struct conv *c, char **f, int ncols, const char *const *names,
+		   const int *col, int nnames)
+{
+	char *line;
+	size_t len;
+	int e = gp_input_next(&c->in, &line, &len), n;
+
+	if (e == GP_NDJSON_EOF)
+		return 0;
+	if (e < 0)
+		input_fail(&c->in, e);
+	n = split_csv(line, f, MAX_COLS);
+	if (n < ncols) {
+		for (int k = 0; k < nnames; k++)
+			if (col[k] >= n)
+				gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), gp_input_line(&c->in),
+					  "field '%s' is missing (%d of %d columns)", names[k], n, ncols);
+	}
+	if (n != ncols)
+		gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), gp_input_line(&c->in),
+			  "row has %s%d columns, the header has %d", n > MAX_COLS ? "over " : "",
+			  n > MAX_COLS ? MAX_COLS : n, ncols);
+	return 1;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm). */
+static long long days_from_civil(long long y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	long long era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (long long)doe - 719468;
+}
+
+/* n decimal digits at s into *v; 0 or -1. */
+static int digits(const char *s, int n, long long *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return 0;
+}
+
+/* ".ddddddddd" fraction (1-9 digits used, more ignored) into ns; returns chars used. */
+static int frac_ns(const char *s, long long *ns)
+{
+	int i = 0;
+	long long scale = 100000000;
+
+	*ns = 0;
+	if (*s != '.')
+		return 0;
+	for (i = 1; isdigit((unsigned char)s[i]); i++) {
+		*ns += (s[i] - '0') * scale;
+		scale /= 10;
+	}
+	return i == 1 ? -1 : i;
+}
+
+/*
+ * "YYYY-MM-DD HH:MM:SS[.fffffff]" (no zone; read as a naive clock, which is
+ * fine because only differences are used) into integer nanoseconds, without
+ * floating point, so 100 ns resolution survives.
+ */
+static int parse_datetime_ns(const char *s, long long *ns)
+{
+	long long y, mo, d, h, mi, sec, fr;
+	int k;
+
+	if (strlen(s) < 19 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) ||
+	    s[7] != '-' || digits(s + 8, 2, &d) || (s[10] != ' ' && s[10] != 'T') ||
+	    digits(s + 11, 2, &h) || s[13] != ':' || digits(s + 14, 2, &mi) || s[16] != ':' ||
+	    digits(s + 17, 2, &sec))
+		return -1;
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+		return -1;
+	k = frac_ns(s + 19, &fr);
+	if (k < 0 || s[19 + k] != '\0')
+		return -1;
+	*ns = ((days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec)
+	       * 1000000000LL) + fr;
+	return 0;
+}
+
+/* Seconds "123" or "123.5" (>= 0) into integer nanoseconds. */
+static int parse_seconds_ns(const char *s, long long *ns)
+{
+	long long whole = 0, fr;
+	int i = 0, k;
+
+	while (*s == ' ')
+		s++;
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	for (; isdigit((unsigned char)s[i]); i++) {
+		if (whole > 9000000000LL)
+			return -1;
+		whole = whole * 10 + (s[i] - '0');
+	}
+	k = frac_ns(s + i, &fr);
+	if (k < 0 || s[i + k] != '\0')
+		return -1;
+	*ns = whole * 1000000000LL + fr;
+	return 0;
+}
+
+static void cmd_azure(const struct opts *o)
+{
+	static const char *const names[] = {"TIMESTAMP", "ContextTokens", "GeneratedTokens"};
+	struct conv c;
+	int col[3], ncols;
+	char *f[MAX_COLS + 1], id[32];
+
+	memset(&c, 0, sizeof(c));
+	input_open(&c.in, o);
+	ncols = csv_header(&c, names, 3, col, 7);
+	out_open(o);
+	while (csv_row(&c, f, ncols, names, col, 3)) {
+		long long ns;
+		double t_s;
+		char *ts = f[col[0]];
+
+		while (*ts == ' ')
+			ts++;
+		if (parse_datetime_ns(ts, &ns))
+			gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c.in), gp_input_line(&c.in),
+				  "field 'TIMESTAMP' is not a time 'YYYY-MM-DD HH:MM:SS.fffffff': '%.40s'", ts);
+		long in = row_tokens(&c, names[1], f[col[1]]);
+		long outt = row_tokens(&c, names[2], f[col[2]]);
+		if (conv_row(&c, names[0], ns, in, outt, &t_s))
+			continue;
+		snprintf(id, sizeof(id), "az%lu", gp_input_line(&c.in));
+		out_record(trace_record(id, t_s, in, outt, NULL, 0, NULL, 0));
+	}
+	conv_done(&c);
+}
+
+static void cmd_burstgpt(const struct opts *o)
+{
+	static const char *const names[] = {"Timestamp", "Request tokens", "Response tokens",
+					    "Session ID"};
+	struct conv c;
+	int col[4], ncols;
+	char *f[MAX_COLS + 1], id[32];
+
+	memset(&c, 0, sizeof(c));
+	input_open(&c.in, o);
+	ncols = csv_header(&c, names, 4, col, 7);
+	out_open(o);
+	while (csv_row(&c, f, ncols, names, col, 4)) {
+		long long ns;
+		double t_s;
+		const char *key = NULL;
+
+		if (parse_seconds_ns(f[col[0]], &ns))
+			gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c.in), gp_input_line(&c.in),
+				  "field 'Timestamp' is not a number of seconds >= 0: '%.40s'", f[col[0]]);
+		long in = row_tokens(&c, names[1], f[col[1]]);
+		long outt = row_tokens(&c, names[2], f[col[2]]);
+		if (conv_row(&c, names[0], ns, in, outt, &t_s))
+			continue;
+		if (col[3] >= 0) {
+			char *s = f[col[3]];
+			while (*s == ' ')
+				s++;
+			trim(s);
+			if (*s)
+				key = s;
+		}
+		snprintf(id, sizeof(id), "bg%lu", gp_input_line(&c.in));
+		out_record(trace_record(id, t_s, in, outt, key, 0, NULL, 0));
+	}
+	conv_done(&c);
+}
+
+/* ----------------------------------------------------------------- stats */
+
+/* Open-addressing sets: strings (with counts) and 64-bit integers. */
+struct strset {
+	char **keys;
+	long *counts;
+	size_t cap, n;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return splitmix(h);
+}
+
+/* Count one occurrence of s; returns the count before it. */
+static long strset_add(struct strset *t, const char *s)
+{
+	if (2 * (t->n + 1) > t->cap) {
+		struct strset g = {NULL, NULL, t->cap ? t->cap * 2 : 1024, t->n};
+		g.keys = calloc(g.cap, sizeof(*g.keys));
+		g.counts = calloc(g.cap, sizeof(*g.counts));
+		if (!g.keys || !g.counts)
+			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->keys[i])
+				continue;
+			size_t j = str_hash(t->keys[i]) & (g.cap - 1);
+			while (g.keys[j])
+				j = (j + 1) & (g.cap - 1);
+			g.keys[j] = t->keys[i];
+			g.counts[j] = t->counts[i];
+		}
+		free(t->keys);
+		free(t->counts);
+		*t = g;
+	}
+	size_t j = str_hash(s) & (t->cap - 1);
+	while (t->keys[j]) {
+		if (!strcmp(t->keys[j], s))
+			return t->counts[j]++;
+		j = (j + 1) & (t->cap - 1);
+	}
+	t->keys[j] = strdup(s);
+	if (!t->keys[j])
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	t->counts[j] = 1;
+	t->n++;
+	return 0;
+}
+
+static void strset_free(struct strset *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->keys[i]);
+	free(t->keys);
+	free(t->counts);
+}
+
+struct intset {
+	int64_t *keys;
+	unsigned char *used;
+	size_t cap, n;
+};
+
+/* Insert v; returns 1 when it was already there. */
+static int intset_add(struct intset *t, int64_t v)
+{
+	if (2 * (t->n + 1) > t->cap) {
+		struct intset g = {NULL, NULL, t->cap ? t->cap * 2 : 4096, t->n};
+		g.keys = malloc(g.cap * sizeof(*g.keys));
+		g.used = calloc(g.cap, 1);
+		if (!g.keys || !g.used)
+			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->used[i])
+				continue;
+			size_t j = splitmix((uint64_t)t->keys[i]) & (g.cap - 1);
+			while (g.used[j])
+				j = (j + 1) & (g.cap - 1);
+			g.keys[j] = t->keys[i];
+			g.used[j] = 1;
+		}
+		free(t->keys);
+		free(t->used);
+		*t = g;
+	}
+	size_t j = splitmix((uint64_t)v) & (t->cap - 1);
+	while (t->used[j]) {
+		if (t->keys[j] == v)
+			return 1;
+		j = (j + 1) & (t->cap - 1);
+	}
+	t->keys[j] = v;
+	t->used[j] = 1;
+	t->n++;
+	return 0;
+}
+
+struct dvec {
+	double *v;
+	size_t n, cap;
+};
+
+static void dvec_push(struct dvec *d, double x)
+{
+	if (d->n == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 1024;
+		d->v = realloc(d->v, d->cap * sizeof(*d->v));
+		if (!d->v)
+			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	}
+	d->v[d->n++] = x;
+}
+
+/* {"mean","p50","p90","p99","min","max","sum"} of a sample (sorted here). */
+static json_t *summary(struct dvec *d)
+{
+	json_t *o = json_object();
+	double sum = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		sum += d->v[i];
+	gp_sort_doubles(d->v, d->n);
+	gp_json_set_real(o, "mean", d->n ? sum / (double)d->n : NAN);
+	gp_json_set_real(o, "p50", gp_quantile_sorted(d->v, d->n, 0.50));
+	gp_json_set_real(o, "p90", gp_quantile_sorted(d->v, d->n, 0.90));
+	gp_json_set_real(o, "p99", gp_quantile_sorted(d->v, d->n, 0.99));
+	json_object_set_new(o, "min", d->n ? json_integer((json_int_t)d->v[0]) : json_null());
+	json_object_set_new(o, "max", d->n ? json_integer((json_int_t)d->v[d->n - 1]) : json_null());
+	json_object_set_new(o, "sum", json_integer((json_int_t)sum));
+	return o;
+}
+
+static double frac(long a, long b)
+{
+	return b > 0 ? (double)a / (double)b : NAN;
+}
+
+static void cmd_stats(const struct opts *o)
+{
+	struct gp_input in;
+	struct dvec ts = {0}, tin = {0}, tout = {0};
+	struct strset keys = {0}, ids = {0};
+	struct intset blocks = {0};
+	struct gp_trace_rec r;
+	long nreq = 0, keyed = 0, key_seen = 0, dup_ids = 0, nblocks = 0, blocks_seen = 0;
+	long top = 0;
+	const char *top_key = NULL;
+	int sorted = 1, e;
+	double prev = -1, tmin = INFINITY, tmax = -INFINITY;
+	json_t *row, *rec;
+	char err[256];
+
+	gp_input_init(&in, o->files, o->nfiles);
+	gp_trace_init(&r);
+	while ((e = gp_input_next_json(&in, &row)) == GP_NDJSON_LINE) {
+		if (gp_trace_parse(&r, row, err, sizeof(err)))
+			gp_die_at(GP_EXIT_DATAERR, gp_input_name(&in), gp_input_line(&in), "%s", err);
+		nreq++;
+		if (r.t_s < prev)
+			sorted = 0;
+		prev = r.t_s;
+		tmin = fmin(tmin, r.t_s);
+		tmax = fmax(tmax, r.t_s);
+		dvec_push(&ts, r.t_s);
+		dvec_push(&tin, (double)r.input_tokens);
+		dvec_push(&tout, (double)r.output_tokens);
+		if (strset_add(&ids, r.id))
+			dup_ids++;
+		if (r.cache_key) {
+			keyed++;
+			if (strset_add(&keys, r.cache_key))
+				key_seen++;
+		}
+		for (size_t i = 0; i < r.n_hash_ids; i++) {
+			nblocks++;
+			blocks_seen += intset_add(&blocks, r.hash_ids[i]);
+		}
+		gp_trace_release(&r);
+		json_decref(row);
+	}
+	if (e < 0)
+		input_fail(&in, e);
+	gp_input_release(&in);
+
+	for (size_t i = 0; i < keys.cap; i++)
+		if (keys.keys[i] && (keys.counts[i] > top ||
+				     (keys.counts[i] == top && strcmp(keys.keys[i], top_key) < 0))) {
+			top = keys.counts[i];
+			top_key = keys.keys[i];
+		}
+
+	/* Inter-arrival gaps in time order. */
+	double duration = nreq ? tmax - tmin : NAN, cv = NAN;
+	gp_sort_doubles(ts.v, ts.n);
+	if (ts.n >= 3) {
+		for (size_t i = 1; i < ts.n; i++)
+			ts.v[i - 1] = ts.v[i] - ts.v[i - 1];
+		cv = gp_cv(ts.v, ts.n - 1);
+	}
+
+	rec = json_object();
+	json_object_set_new(rec, "type", json_string("trace_stats"));
+	json_object_set_new(rec, "requests", json_integer(nreq));
+	gp_json_set_real(rec, "duration_s", duration);
+	gp_json_set_real(rec, "mean_rate_rps", nreq >= 2 && duration > 0 ? (double)(nreq - 1) / duration : NAN);
+	gp_json_set_real(rec, "interarrival_cv", cv);
+	json_object_set_new(rec, "sorted", json_boolean(sorted));
+	json_object_set_new(rec, "input_tokens", summary(&tin));
+	json_object_set_new(rec, "output_tokens", summary(&tout));
+	json_object_set_new(rec, "keys", json_integer((json_int_t)keys.n));
+	json_object_set_new(rec, "keyed_requests", json_integer(keyed));
+	gp_json_set_real(rec, "key_reuse", frac(key_seen, nreq));
+	json_object_set_new(rec, "top_key", top_key ? json_string(top_key) : json_null());
+	gp_json_set_real(rec, "top_key_share", top_key ? frac(top, nreq) : NAN);
+	json_object_set_new(rec, "hash_blocks", json_integer(nblocks));
+	json_object_set_new(rec, "hash_blocks_distinct", json_integer((json_int_t)blocks.n));
+	gp_json_set_real(rec, "hash_block_reuse", frac(blocks_seen, nblocks));
+	json_object_set_new(rec, "duplicate_ids", json_integer(dup_ids));
+
+	if (isatty(STDERR_FILENO)) {
+		json_t *ti = json_object_get(rec, "input_tokens");
+		json_t *to = json_object_get(rec, "output_tokens");
+		gp_info("%ld requests over %.3f s (%.3f req/s, inter-arrival CV %.2f)", nreq,
+			nreq ? duration : 0.0, nreq >= 2 && duration > 0 ? (double)(nreq - 1) / duration : 0.0,
+			isnan(cv) ? 0.0 : cv);
+		if (nreq)
+			gp_info("input tokens p50 %.0f p99 %.0f; output tokens p50 %.0f p99 %.0f",
+				json_number_value(json_object_get(ti, "p50")),
+				json_number_value(json_object_get(ti, "p99")),
+				json_number_value(json_object_get(to, "p50")),
+				json_number_value(json_object_get(to, "p99")));
+		gp_info("%zu keys (reuse %.1f%%), %ld blocks (reuse %.1f%%)%s", keys.n,
+			nreq ? 100.0 * (double)key_seen / (double)nreq : 0.0, nblocks,
+			nblocks ? 100.0 * (double)blocks_seen / (double)nblocks : 0.0,
+			dup_ids ? "; DUPLICATE ids" : "");
+	}
+	out_open(o);
+	out_record(rec);
+	out_close();
+	strset_free(&keys);
+	strset_free(&ids);
+	free(blocks.keys);
+	free(blocks.used);
+	free(ts.v);
+	free(tin.v);
+	free(tout.v);
+}
+
+/* ---------------------------------------------------------------- prompt */
+
+static void cmd_prompt(const struct opts *o)
+{
+	struct gp_input in;
+	struct gp_trace_rec r;
+	json_t *row;
+	char err[256], *buf = NULL;
+	size_t cap = 0;
+	int e;
+
+	gp_input_init(&in, o->files, o->nfiles);
+	gp_trace_init(&r);
+	out_open(o);
+	while ((e = gp_input_next_json(&in, &row)) == GP_NDJSON_LINE) {
+		json_t *rec = json_object();
+
+		if (gp_trace_parse(&r, row, err, sizeof(err)))
+			gp_die_at(GP_EXIT_DATAERR, gp_input_name(&in), gp_input_line(&in), "%s", err);
+		json_object_set_new(rec, "type", json_string("prompt"));
+		json_object_set_new(rec, "id", json_string(r.id));
+		json_object_set_new(rec, "input_tokens", json_integer(r.input_tokens));
+		if (r.messages) {
+			json_object_set(rec, "messages", r.messages);
+		} else if (r.prompt) {
+			json_object_set_new(rec, "prompt", json_string(r.prompt));
+		} else {
+			size_t need = gp_trace_synth_prompt(NULL, 0, r.input_tokens, r.hash_ids,
+							    r.n_hash_ids, o->block_tokens, r.id);
+			if (need + 1 > cap) {
+				cap = need + 1;
+				buf = realloc(buf, cap);
+				if (!buf)
+					gp_die(GP_EXIT_SOFTWARE, "out of memory");
+			}
+			gp_trace_synth_prompt(buf, cap, r.input_tokens, r.hash_ids, r.n_hash_ids,
+					      o->block_tokens, r.id);
+			json_object_set_new(rec, "prompt", json_stringn(buf, need));
+		}
+		out_record(rec);
+		gp_trace_release(&r);
+		json_decref(row);
+	}
+	if (e < 0)
+		input_fail(&in, e);
+	gp_input_release(&in);
+	free(buf);
+	out_close();
+}
+
+/* ------------------------------------------------------------------ main */
+
+enum {
+	O_REQUESTS = 256, O_RATE, O_KEYS, O_ZIPF, O_PREFIX, O_IN, O_OUT, O_ARRIVAL,
+	O_BURST, O_BLOCK, O_SEED, O_KEYBLOCKS, O_VERSION,
+};
+
+/* Which subcommands take each option (bit per enum cmd). */
+#define B(c) (1u << (c))
+static const struct {
+	int opt;
+	unsigned cmds;
+} applies[] = {
+	{O_REQUESTS, B(C_SYNTH)}, {O_RATE, B(C_SYNTH)}, {O_KEYS, B(C_SYNTH)},
+	{O_ZIPF, B(C_SYNTH)}, {O_PREFIX, B(C_SYNTH)}, {O_IN, B(C_SYNTH)}, {O_OUT, B(C_SYNTH)},
+	{O_ARRIVAL, B(C_SYNTH)}, {O_BURST, B(C_SYNTH)}, {O_SEED, B(C_SYNTH)},
+	{O_BLOCK, B(C_SYNTH) | B(C_PROMPT)}, {O_KEYBLOCKS, B(C_MOONCAKE)},
+};
+
+static const struct option longopts[] = {
+	{"requests", required_argument, NULL, O_REQUESTS},
+	{"rate-rps", required_argument, NULL, O_RATE},
+	{"keys", required_argument, NULL, O_KEYS},
+	{"zipf", required_argument, NULL, O_ZIPF},
+	{"prefix-tokens", required_argument, NULL, O_PREFIX},
+	{"input-tokens", required_argument, NULL, O_IN},
+	{"output-tokens", required_argument, NULL, O_OUT},
+	{"arrival", required_argument, NULL, O_ARRIVAL},
+	{"burstiness", required_argument, NULL, O_BURST},
+	{"block-tokens", required_argument, NULL, O_BLOCK},
+	{"seed", required_argument, NULL, O_SEED},
+	{"key-blocks", required_argument, NULL, O_KEYBLOCKS},
+	{"output", required_argument, NULL, 'o'},
+	{"gzip", no_argument, NULL, 'z'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, O_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+static const char *opt_name(int c)
+{
+	for (const struct option *l = longopts; l->name; l++)
+		if (l->val == c)
+			return l->name;
+	return "?";
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {
+		.requests = 1000, .rate_rps = 1, .keys = 16, .zipf = 1, .prefix_tokens = 1024,
+		.in_dist = {D_FIXED, 2048, 0}, .out_dist = {D_FIXED, 128, 0},
+		.arrival = A_POISSON, .burstiness = 1, .block_tokens = 512, .seed = 1,
+		.key_blocks = 2,
+	};
+	int c, k;
+	const char *sub;
+
+	gp_log_init(argv[0]);
+	if (argc < 2)
+		gp_usage_error("missing subcommand (synth, from-mooncake, from-azure, "
+			       "from-burstgpt, stats, prompt)");
+	sub = argv[1];
+	if (!strcmp(sub, "--help") || !strcmp(sub, "-h"))
+		gp_print_help(usage);
+	if (!strcmp(sub, "--version"))
+		gp_print_version();
+	if (sub[0] == '-')
+		gp_usage_error("unknown option '%s' (a subcommand comes first)", sub);
+	for (k = 0; k < (int)(sizeof(cmd_names) / sizeof(cmd_names[0])); k++)
+		if (!strcmp(sub, cmd_names[k]))
+			break;
+	if (k == (int)(sizeof(cmd_names) / sizeof(cmd_names[0])))
+		gp_usage_error("unknown subcommand '%s'", sub);
+	o.cmd = (enum cmd)k;
+
+	argv++;
+	argc--;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:zh", longopts, NULL)) != -1) {
+		for (size_t i = 0; i < sizeof(applies) / sizeof(applies[0]); i++)
+			if (applies[i].opt == c && !(applies[i].cmds & B(o.cmd)))
+				gp_usage_error("--%s does not apply to '%s'", opt_name(c), sub);
+		switch (c) {
+		case O_REQUESTS: o.requests = gp_opt_long("--requests", optarg, 0, 100000000L); break;
+		case O_RATE: o.rate_rps = gp_opt_double("--rate-rps", optarg, 1e-9, 1e9); break;
+		case O_KEYS: o.keys = gp_opt_long("--keys", optarg, 0, MAX_KEYS); break;
+		case O_ZIPF: o.zipf = gp_opt_double("--zipf", optarg, 0, 100); break;
+		case O_PREFIX: o.prefix_tokens = gp_opt_long("--prefix-tokens", optarg, 0, MAX_TOKENS); break;
+		case O_IN: parse_dist("--input-tokens", optarg, &o.in_dist); break;
+		case O_OUT: parse_dist("--output-tokens", optarg, &o.out_dist); break;
+		case O_ARRIVAL:
+			if (!strcmp(optarg, "poisson"))
+				o.arrival = A_POISSON;
+			else if (!strcmp(optarg, "gamma"))
+				o.arrival = A_GAMMA;
+			else if (!strcmp(optarg, "constant"))
+				o.arrival = A_CONSTANT;
+			else
+				gp_usage_error("--arrival: '%s' is not poisson, gamma or constant", optarg);
+			o.arrival_set = 1;
+			break;
+		case O_BURST:
+			o.burstiness = gp_opt_double("--burstiness", optarg, 1e-3, 1e3);
+			o.burstiness_set = 1;
+			break;
+		case O_BLOCK: o.block_tokens = gp_opt_long("--block-tokens", optarg, 1, 1L << 24); break;
+		case O_SEED: o.seed = gp_opt_u64("--seed", optarg); break;
+		case O_KEYBLOCKS: o.key_blocks = gp_opt_long("--key-blocks", optarg, 0, 64); break;
+		case 'o': o.output = optarg; break;
+		case 'z': o.gzip = 1; break;
+		case 'h': gp_print_help(usage);
+		case O_VERSION: gp_print_version();
+		default:
+			gp_usage_error("%s: unknown option or missing argument: '%s'", sub,
+				       argv[optind - 1]);
+		}
+	}
+	o.files = argv + optind;
+	o.nfiles = argc - optind;
+
+	if (o.cmd == C_SYNTH) {
+		if (o.nfiles)
+			gp_usage_error("synth takes no file argument ('%s')", o.files[0]);
+		if (o.burstiness_set && !o.arrival_set)
+			o.arrival = A_GAMMA;
+		if (o.burstiness_set && o.arrival != A_GAMMA)
+			gp_usage_error("--burstiness needs --arrival gamma");
+		if (o.keys > 0 && o.prefix_tokens % o.block_tokens)
+			gp_usage_error("--prefix-tokens %ld is not a multiple of --block-tokens %ld",
+				       o.prefix_tokens, o.block_tokens);
+	}
+	switch (o.cmd) {
+	case C_SYNTH: cmd_synth(&o); break;
+	case C_MOONCAKE: cmd_mooncake(&o); break;
+	case C_AZURE: cmd_azure(&o); break;
+	case C_BURSTGPT: cmd_burstgpt(&o); break;
+	case C_STATS: cmd_stats(&o); break;
+	case C_PROMPT: cmd_prompt(&o); break;
+	}
+	return GP_EXIT_OK;
+}
