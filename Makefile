@@ -89,7 +89,7 @@ bench: deps-check all
 # something is missing, so `make check` and `make demo` alone work from scratch.
 DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libjansson-dev \
 	    libevent-dev libgsl-dev zlib1g-dev jq parallel gnuplot-nox haproxy \
-	    gawk mawk curl perl python3 python3-scipy
+	    gawk mawk curl perl python3 python3-scipy time
 deps:
 	sh share/deps.sh $(DEB_PKGS)
 deps-check:

@@ -1,0 +1,1610 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gp-analyze — Phase 4: goodput@SLO per (arm, rate, rep), the arms' latency
+ * quantiles with BCa and cluster intervals, the noise floor, WIN/LOSS/
+ * INCONCLUSIVE against the floor arm, Welch TOST parity, and the knee of the
+ * rate ladder.  Request records in, analysis records out (DESIGN.md §3).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "cli.h"
+#include "fleet.h"
+#include "good.h"
+#include "json.h"
+#include "log.h"
+#include "ndjson.h"
+#include "rng.h"
+#include "statcheck.h"
+#include "stats.h"
+#include "tost.h"
+#include "banned.h"
+
+static const char usage[] =
+	"usage: gp-analyze (--ttft-slo-ms X --tpot-slo-ms Y | --slo-baseline FILE --slo-multiple K)\n"
+	"                  [--slo-stat p50|p90|p99|mean] [--single-token ttft|miss]\n"
+	"                  [--floor ARM] [--equiv ARM --delta D] [--alpha A] [--target 0.9]\n"
+	"                  [--accelerators N | --fleet FILE] [--resamples N] [--level 0.95]\n"
+	"                  [--seed S] [--pass] [--no-validity] [-o FILE] [-z] [FILE...]\n"
+	"       gp-analyze --self-check\n"
+	"\n"
+	"Reads request, run_end and validity records (files or stdin, gzip transparent)\n"
+	"and writes analysis records: slo, goodfrac, arm_summary, noise_floor, compare,\n"
+	"knee.  good = TTFT <= TTFT_SLO and TPOT <= TPOT_SLO over every attempted request.\n"
+	"\n"
+	"  --ttft-slo-ms X, --tpot-slo-ms Y  fixed SLO\n"
+	"  --slo-baseline FILE        derive the SLO from an unloaded baseline run\n"
+	"  --slo-multiple K           SLO = K x the baseline statistic\n"
+	"  --slo-stat STAT            p50 (default), p90, p99 or mean of the baseline\n"
+	"  --single-token ttft|miss   judge single-token requests on TTFT (default) or miss\n"
+	"  --floor ARM                the baseline floor arm: noise floor, WIN/LOSS vs it\n"
+	"  --equiv ARM --delta D      TOST parity of every other arm vs ARM within +-D\n"
+	"  --alpha A                  TOST level (0.05: a 90% interval)\n"
+	"  --target T                 good-fraction target of the knee (0.9)\n"
+	"  --accelerators N           accelerators behind the fleet (default 1)\n"
+	"  --fleet FILE               ... or the sum of backends[].accelerators\n"
+	"  --resamples N              bootstrap resamples per interval (10000)\n"
+	"  --level L                  confidence level (0.95)\n"
+	"  --seed S                   bootstrap seed (recorded in the slo record)\n"
+	"  --pass                     copy the input records to stdout ahead of the analysis\n"
+	"  --no-validity              accept input that has not passed gp-verify validity\n"
+	"  -o, --output FILE          write to FILE (.gz: compressed); -z, --gzip\n"
+	"  --self-check               check the statistics against known vectors (TAP)\n"
+	"  -h, --help, --version\n";
+
+#define DEFAULT_SEED 20240611ULL
+
+struct opts {
+	double ttft_slo, tpot_slo;
+	const char *baseline;
+	double multiple;
+	const char *slo_stat;
+	enum gp_single_policy single;
+	const char *floor, *equiv;
+	double delta, alpha, target, level;
+	double accelerators;
+	const char *fleet;
+	long resamples;
+	uint64_t seed;
+	int pass, no_validity, gzip;
+	const char *output;
+};
+
+/* ---- growable arrays ---- */
+
+struct dbuf {
+	double *v;
+	size_t n, cap;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	return q;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	return d;
+}
+
+static void dpush(struct dbuf *b, double v)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 256;
+		b->v = xrealloc(b->v, b->cap * sizeof(*b->v));
+	}
+	b->v[b->n++] = v;
+}
+
+/* ---- input state ---- */
+
+struct group {
+	char *arm;
+	double rate;
+	long long rep;
+	uint64_t hash;
+	struct gp_tally t;
+	struct dbuf ttft, tpot;		/* paired requests */
+	double tmin, tmax;		/* span of t_sent_s */
+	long nt;
+	double duration_s;		/* from run_end, NaN when none */
+	const char *duration_from;
+	double good_rps;
+};
+
+struct runend {
+	char *run, *arm;
+	double rate;
+	long long rep;
+	int keyed;			/* arm, rate_rps and rep present */
+	long attempted;
+	double duration_s;
+	char *file;
+	unsigned long line;
+};
+
+struct runid {
+	char *id;
+	long requests;
+	long group;
+};
+
+struct key {
+	char *arm;
+	double rate;
+	long long rep;
+};
+
+struct state {
+	struct group *g;
+	size_t ng, capg;
+	size_t *slot;			/* open addressing over g, SIZE_MAX = empty */
+	size_t nslot;
+	struct runend *re;
+	size_t nre, capre;
+	struct runid *ri;
+	size_t nri, capri;
+	json_t *runmap;			/* run id → index in ri */
+	struct key *disc;
+	size_t ndisc, capdisc;
+	int saw_validity;
+	long requests;
+};
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t dbits(double d)
+{
+	uint64_t u;
+
+	if (d == 0)
+		d = 0;	/* -0.0 and 0.0 key alike */
+	memcpy(&u, &d, sizeof(u));
+	return u;
+}
+
+static uint64_t key_hash(const char *arm, double rate, long long rep)
+{
+	return mix64(fnv1a(arm) ^ mix64(dbits(rate) + 0x9e3779b97f4a7c15ULL) ^
+		     mix64((uint64_t)rep * 0x2545f4914f6cdd1dULL + 1));
+}
+
+static void rehash(struct state *s)
+{
+	size_t n = s->nslot ? 2 * s->nslot : 64;
+
+	free(s->slot);
+	s->slot = xrealloc(NULL, n * sizeof(*s->slot));
+	for (size_t i = 0; i < n; i++)
+		s->slot[i] = SIZE_MAX;
+	s->nslot = n;
+	for (size_t i = 0; i < s->ng; i++) {
+		size_t j = s->g[i].hash & (n - 1);
+
+		while (s->slot[j] != SIZE_MAX)
+			j = (j + 1) & (n - 1);
+		s->slot[j] = i;
+	}
+}
+
+static struct group *group_get(struct state *s, const char *arm, double rate, long long rep)
+{
+	static size_t last = SIZE_MAX;
+	uint64_t h;
+	size_t j;
+
+	if (last < s->ng) {
+		struct group *g = &s->g[last];
+
+		if (g->rate == rate && g->rep == rep && !strcmp(g->arm, arm))
+			return g;
+	}
+	h = key_hash(arm, rate, rep);
+	if (2 * (s->ng + 1) > s->nslot)
+		rehash(s);
+	for (j = h & (s->nslot - 1); s->slot[j] != SIZE_MAX; j = (j + 1) & (s->nslot - 1)) {
+		struct group *g = &s->g[s->slot[j]];
+
+		if (g->hash == h && g->rate == rate && g->rep == rep && !strcmp(g->arm, arm)) {
+			last = s->slot[j];
+			return g;
+		}
+	}
+	if (s->ng == s->capg) {
+		s->capg = s->capg ? 2 * s->capg : 64;
+		s->g = xrealloc(s->g, s->capg * sizeof(*s->g));
+	}
+	struct group *g = &s->g[s->ng];
+	memset(g, 0, sizeof(*g));
+	g->arm = xstrdup(arm);
+	g->rate = rate;
+	g->rep = rep;
+	g->hash = h;
+	g->duration_s = NAN;
+	g->good_rps = NAN;
+	gp_tally_init(&g->t);
+	s->slot[j] = s->ng;
+	last = s->ng;
+	return &s->g[s->ng++];
+}
+
+static struct group *group_find(struct state *s, const char *arm, double rate, long long rep)
+{
+	uint64_t h = key_hash(arm, rate, rep);
+
+	if (!s->nslot)
+		return NULL;
+	for (size_t j = h & (s->nslot - 1); s->slot[j] != SIZE_MAX; j = (j + 1) & (s->nslot - 1)) {
+		struct group *g = &s->g[s->slot[j]];
+
+		if (g->hash == h && g->rate == rate && g->rep == rep && !strcmp(g->arm, arm))
+			return g;
+	}
+	return NULL;
+}
+
+static size_t runid_get(struct state *s, const char *id)
+{
+	static size_t last = SIZE_MAX;
+	json_t *v;
+
+	if (last < s->nri && !strcmp(s->ri[last].id, id))
+		return last;
+	v = json_object_get(s->runmap, id);
+	if (v)
+		return last = (size_t)json_integer_value(v);
+	if (s->nri == s->capri) {
+		s->capri = s->capri ? 2 * s->capri : 32;
+		s->ri = xrealloc(s->ri, s->capri * sizeof(*s->ri));
+	}
+	s->ri[s->nri] = (struct runid){xstrdup(id), 0, -1};
+	json_object_set_new(s->runmap, id, json_integer((json_int_t)s->nri));
+	return last = s->nri++;
+}
+
+/* ---- reading records ---- */
+
+/* An optional number: NaN when absent or null; exit 65 when another type. */
+static double opt_num(const json_t *o, const char *k, const char *file, unsigned long line)
+{
+	double v = NAN;
+	int e = gp_json_num(o, k, &v);
+
+	if (e == GP_JSON_TYPE)
+		gp_die_at(GP_EXIT_DATAERR, file, line, "field '%s' is not a number", k);
+	return e ? NAN : v;
+}
+
+static double need_latency(const json_t *o, const char *k, const char *file, unsigned long line)
+{
+	double v = gp_need_num(o, k, file, line);
+
+	if (v < 0)
+		gp_die_at(GP_EXIT_DATAERR, file, line, "field '%s' is negative", k);
+	return v;
+}
+
+/* The fields of a request record that the analysis uses. */
+struct reqf {
+	const char *arm, *run;	/* run may be NULL */
+	enum gp_outcome oc;
+	double rate, ttft, tpot, ts;	/* NaN when absent */
+	long long rep;
+};
+
+static void add_request(struct state *s, const struct gp_slo *slo, const struct reqf *r)
+{
+	struct group *g = group_get(s, r->arm, r->rate, r->rep);
+
+	gp_tally_add(&g->t, slo, r->oc, r->ttft, r->tpot);
+	if (r->oc == GP_OUTCOME_OK) {
+		dpush(&g->ttft, r->ttft);
+		dpush(&g->tpot, r->tpot);
+	}
+	if (!isnan(r->ts)) {
+		if (!g->nt || r->ts < g->tmin)
+			g->tmin = r->ts;
+		if (!g->nt || r->ts > g->tmax)
+			g->tmax = r->ts;
+		g->nt++;
+	}
+	if (r->run) {
+		size_t i = runid_get(s, r->run);
+
+		s->ri[i].requests++;
+		if (s->ri[i].group < 0)
+			s->ri[i].group = g - s->g;
+	}
+	s->requests++;
+}
+
+/*
+ * A request record through jansson, with the checks that name file:line and
+ * the field: the reference path (and the one that words every error).
+ */
+static void read_request(struct state *s, const struct gp_slo *slo, const json_t *o,
+			 const char *file, unsigned long line)
+{
+	struct reqf r = {.ttft = NAN, .tpot = NAN};
+	const char *outs;
+
+	r.arm = gp_need_str(o, "arm", file, line);
+	r.rate = gp_need_num(o, "rate_rps", file, line);
+	r.rep = gp_need_int(o, "rep", file, line);
+	outs = gp_need_str(o, "outcome", file, line);
+	if (gp_outcome_parse(outs, &r.oc))
+		gp_die_at(GP_EXIT_DATAERR, file, line,
+			  "field 'outcome' is '%s', not ok, single_token or failed", outs);
+	if (r.rate < 0)
+		gp_die_at(GP_EXIT_DATAERR, file, line, "field 'rate_rps' is negative");
+	switch (r.oc) {
+	case GP_OUTCOME_OK:
+		r.ttft = need_latency(o, "ttft_ms", file, line);
+		r.tpot = need_latency(o, "tpot_ms", file, line);
+		break;
+	case GP_OUTCOME_SINGLE_TOKEN:
+		r.ttft = need_latency(o, "ttft_ms", file, line);
+		break;
+	case GP_OUTCOME_FAILED:
+		r.ttft = opt_num(o, "ttft_ms", file, line);
+		break;
+	}
+	r.ts = opt_num(o, "t_sent_s", file, line);
+	if (gp_json_str(o, "run", &r.run))
+		r.run = NULL;
+	add_request(s, slo, &r);
+}
+
+/*
+ * The fast path: most of a campaign's bytes are flat request records, and
+ * building a jansson tree for each costs most of the run.  fast_request()
+ * scans one line as a flat JSON object (string, number, true, false, null
+ * values; ASCII only; no escapes) and extracts the fields above.  It returns
+ * 1 when the line is a well-formed request record that passes every check of
+ * read_request(), and 0 otherwise — for anything unusual (a nested value, an
+ * escape, a non-ASCII byte, another record type, a missing or mistyped
+ * field, a syntax error) — and then the caller takes the jansson path, which
+ * accepts the record or words the error.  So both paths accept exactly the
+ * same records with the same values.  On success the strings are
+ * NUL-terminated in place (the line is consumed).
+ */
+struct span {
+	char *p;
+	size_t n;
+	int kind;		/* 's' string, 'n' number, 'i' integer literal, 'z' null, 'b' bool */
+};
+
+static const char *skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+		p++;
+	return p;
+}
+
+/* A JSON string without escapes; p at the opening quote.  End or NULL. */
+static char *scan_string(char *p)
+{
+	for (p++; *p != '"'; p++)
+		if ((unsigned char)*p < 0x20 || *p == '\\')
+			return NULL;
+	return p + 1;
+}
+
+/* A JSON number (RFC 8259 grammar).  End or NULL; *integer if no . or e. */
+static char *scan_number(char *p, int *integer)
+{
+	*integer = 1;
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (*p >= '0' && *p <= '9')
+			p++;
+	else
+		return NULL;
+	if (*p == '.') {
+		*integer = 0;
+		p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return NULL;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		*integer = 0;
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return NULL;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return p;
+}
+
+enum { F_TYPE, F_ARM, F_RATE, F_REP, F_OUTCOME, F_TTFT, F_TPOT, F_TS, F_RUN, F_N };
+static const char *const fname[F_N] = {
+	"type", "arm", "rate_rps", "rep", "outcome", "ttft_ms", "tpot_ms", "t_sent_s", "run",
+};
+
+static int span_num(const struct span *v, double *out)
+{
+	char *end;
+
+	if (v->kind == 0 || v->kind == 'z') {	/* absent or null */
+		*out = NAN;
+		return 0;
+	}
+	if (v->kind != 'n' && v->kind != 'i')
+		return -1;
+	if (v->kind == 'i' && v->n > 18)
+		return -1;	/* jansson refuses integers beyond 64 bits */
+	errno = 0;
+	*out = strtod(v->p, &end);
+	if (errno || end != v->p + v->n || !isfinite(*out))
+		return -1;
+	return 0;
+}
+
+static int span_is(const struct span *v, const char *s)
+{
+	size_t n = strlen(s);
+
+	return v->kind == 's' && v->n == n && !memcmp(v->p, s, n);
+}
+
+static int fast_request(char *line, size_t len, struct reqf *r)
+{
+	struct span f[F_N] = {{0}};
+	char *p = line, *end = line + len;
+
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)line[i] >= 0x80 || line[i] == 0)
+			return 0;
+	p = (char *)skip_ws(p);
+	if (*p++ != '{')
+		return 0;
+	p = (char *)skip_ws(p);
+	if (*p != '}') {
+		for (;;) {
+			char *k, *kend, *v;
+			int integer = 0, which = -1;
+			struct span val = {0};
+
+			if (*p != '"' || !(kend = scan_string(p)))
+				return 0;
+			k = p + 1;
+			p = (char *)skip_ws(kend);
+			if (*p++ != ':')
+				return 0;
+			p = (char *)skip_ws(p);
+			v = p;
+			if (*p == '"') {
+				if (!(p = scan_string(p)))
+					return 0;
+				val = (struct span){v + 1, (size_t)(p - v - 2), 's'};
+			} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+				if (!(p = scan_number(p, &integer)))
+					return 0;
+				val = (struct span){v, (size_t)(p - v), integer ? 'i' : 'n'};
+			} else if (!strncmp(p, "null", 4)) {
+				p += 4;
+				val.kind = 'z';
+			} else if (!strncmp(p, "true", 4) || !strncmp(p, "false", 5)) {
+				p += *p == 't' ? 4 : 5;
+				val.kind = 'b';
+			} else {
+				return 0;	/* nested object or array, or a syntax error */
+			}
+			for (int j = 0; j < F_N; j++)
+				if ((size_t)(kend - 1 - k) == strlen(fname[j]) &&
+				    !memcmp(k, fname[j], (size_t)(kend - 1 - k)))
+					which = j;
+			if (which >= 0)
+				f[which] = val;	/* a repeated key: the last wins, as in jansson */
+			p = (char *)skip_ws(p);
+			if (*p == ',') {
+				p = (char *)skip_ws(p + 1);
+				continue;
+			}
+			if (*p == '}')
+				break;
+			return 0;
+		}
+	}
+	p = (char *)skip_ws(p + 1);
+	if (p != end)
+		return 0;
+
+	/* The checks of read_request(); any doubt goes to the jansson path. */
+	if (!span_is(&f[F_TYPE], "request") || f[F_ARM].kind != 's' || f[F_OUTCOME].kind != 's')
+		return 0;
+	if (f[F_RATE].kind != 'n' && f[F_RATE].kind != 'i')
+		return 0;
+	if (f[F_REP].kind != 'i' || f[F_REP].n > 15)
+		return 0;
+	if (span_is(&f[F_OUTCOME], "ok"))
+		r->oc = GP_OUTCOME_OK;
+	else if (span_is(&f[F_OUTCOME], "single_token"))
+		r->oc = GP_OUTCOME_SINGLE_TOKEN;
+	else if (span_is(&f[F_OUTCOME], "failed"))
+		r->oc = GP_OUTCOME_FAILED;
+	else
+		return 0;
+	if (span_num(&f[F_RATE], &r->rate) || r->rate < 0 || span_num(&f[F_TTFT], &r->ttft) ||
+	    span_num(&f[F_TS], &r->ts))
+		return 0;
+	r->tpot = NAN;
+	if (r->oc == GP_OUTCOME_OK && (span_num(&f[F_TPOT], &r->tpot) || isnan(r->tpot) ||
+				       r->tpot < 0))
+		return 0;
+	if (r->oc != GP_OUTCOME_FAILED && (isnan(r->ttft) || r->ttft < 0))
+		return 0;
+	if (f[F_RUN].kind && f[F_RUN].kind != 's')
+		return 0;
+	r->rep = strtoll(f[F_REP].p, NULL, 10);
+	f[F_ARM].p[f[F_ARM].n] = 0;
+	r->arm = f[F_ARM].p;
+	r->run = NULL;
+	if (f[F_RUN].kind == 's') {
+		f[F_RUN].p[f[F_RUN].n] = 0;
+		r->run = f[F_RUN].p;
+	}
+	return 1;
+}
+
+static void read_run_end(struct state *s, const json_t *o, const char *file, unsigned long line)
+{
+	struct runend r = {0};
+	const char *str = NULL;
+	long long att;
+	double d;
+
+	if (gp_json_int(o, "attempted", &att))
+		return;	/* nothing to cross-check */
+	if (att < 0)
+		gp_die_at(GP_EXIT_DATAERR, file, line, "field 'attempted' is negative");
+	r.attempted = (long)att;
+	if (gp_json_str(o, "run", &str) == 0)
+		r.run = xstrdup(str);
+	if (gp_json_str(o, "arm", &str) == 0 && gp_json_num(o, "rate_rps", &r.rate) == 0 &&
+	    gp_json_int(o, "rep", &r.rep) == 0) {
+		r.arm = xstrdup(str);
+		r.keyed = 1;
+	}
+	d = opt_num(o, "duration_s", file, line);
+	r.duration_s = d > 0 ? d : NAN;
+	r.file = xstrdup(file);
+	r.line = line;
+	if (s->nre == s->capre) {
+		s->capre = s->capre ? 2 * s->capre : 32;
+		s->re = xrealloc(s->re, s->capre * sizeof(*s->re));
+	}
+	s->re[s->nre++] = r;
+}
+
+static void read_discard(struct state *s, const json_t *o)
+{
+	const char *arm;
+	double rate;
+	long long rep;
+
+	if (gp_json_str(o, "arm", &arm) || gp_json_num(o, "rate_rps", &rate) ||
+	    gp_json_int(o, "rep", &rep))
+		return;
+	if (s->ndisc == s->capdisc) {
+		s->capdisc = s->capdisc ? 2 * s->capdisc : 16;
+		s->disc = xrealloc(s->disc, s->capdisc * sizeof(*s->disc));
+	}
+	s->disc[s->ndisc++] = (struct key){xstrdup(arm), rate, rep};
+}
+
+static int discarded(const struct state *s, const char *arm, double rate, long long rep)
+{
+	for (size_t i = 0; i < s->ndisc; i++)
+		if (s->disc[i].rate == rate && s->disc[i].rep == rep && !strcmp(s->disc[i].arm, arm))
+			return 1;
+	return 0;
+}
+
+static void die_input(struct gp_input *in, int e)
+{
+	gp_die_at(GP_EXIT_DATAERR, gp_input_name(in), e == GP_NDJSON_EOPEN ? 0 : gp_input_line(in),
+		  "%s", gp_input_strerror(in, e));
+}
+
+static void read_input(struct state *s, const struct gp_slo *slo, char **paths, int n,
+		       FILE *spool)
+{
+	struct gp_input in;
+	char *line;
+	size_t len;
+	json_error_t jerr;
+	/* GP_ANALYZE_SLOW=1 turns the fast path off (the tests compare both). */
+	const char *slow = getenv("GP_ANALYZE_SLOW");
+	int e, fast = !(slow && *slow && strcmp(slow, "0"));
+
+	gp_input_init(&in, paths, n);
+	while ((e = gp_input_next(&in, &line, &len)) == GP_NDJSON_LINE) {
+		const char *file = gp_input_name(&in), *type;
+		unsigned long ln = gp_input_line(&in);
+		struct reqf r;
+		json_t *o;
+
+		if (spool && (fwrite(line, 1, len, spool) != len || putc('\n', spool) == EOF))
+			gp_die(GP_EXIT_SOFTWARE, "cannot spool the pass-through: %s", strerror(errno));
+		if (fast && fast_request(line, len, &r)) {
+			add_request(s, slo, &r);
+			continue;
+		}
+		o = json_loadb(line, len, 0, &jerr);
+		if (!o)
+			gp_die_at(GP_EXIT_DATAERR, file, ln, "not valid JSON (column %d): %s",
+				  jerr.column, jerr.text);
+		if (!json_is_object(o))
+			gp_die_at(GP_EXIT_DATAERR, file, ln, "record is not a JSON object");
+		type = gp_json_type(o);
+		if (!type)
+			gp_die_at(GP_EXIT_DATAERR, file, ln, "field 'type' is missing");
+		if (!strcmp(type, "request"))
+			read_request(s, slo, o, file, ln);
+		else if (!strcmp(type, "run_end"))
+			read_run_end(s, o, file, ln);
+		else if (!strcmp(type, "discard"))
+			read_discard(s, o);
+		else if (!strcmp(type, "validity"))
+			s->saw_validity = 1;
+		json_decref(o);
+	}
+	if (e < 0)
+		die_input(&in, e);
+	gp_input_release(&in);
+}
+
+/*
+ * Cross-check every run_end's attempted count against the request records
+ * of its run (by run id, or by (arm, rate, rep) when the requests carry no
+ * run id), and take the run's duration.  Runs that gp-verify discarded
+ * (a discard record names them) are exempt: their records were dropped on
+ * purpose.
+ */
+static void check_runs(struct state *s)
+{
+	for (size_t i = 0; i < s->nre; i++) {
+		struct runend *r = &s->re[i];
+		struct group *g = NULL;
+		long have = -1;
+
+		if (r->keyed && discarded(s, r->arm, r->rate, r->rep))
+			continue;
+		if (r->run) {
+			json_t *v = json_object_get(s->runmap, r->run);
+
+			if (v) {
+				struct runid *ri = &s->ri[json_integer_value(v)];
+
+				have = ri->requests;
+				g = &s->g[ri->group];
+			}
+		}
+		if (have < 0 && r->keyed) {
+			/* No requests carry this run id: match by (arm, rate, rep), summing
+			 * the attempted counts of every such run_end (shards). */
+			long want = 0;
+
+			g = group_find(s, r->arm, r->rate, r->rep);
+			have = g ? g->t.attempted : 0;
+			for (size_t k = 0; k < s->nre; k++)
+				if (s->re[k].keyed && s->re[k].rate == r->rate && s->re[k].rep == r->rep &&
+				    !strcmp(s->re[k].arm, r->arm) &&
+				    !(s->re[k].run && json_object_get(s->runmap, s->re[k].run)))
+					want += s->re[k].attempted;
+			if (have != want)
+				gp_die_at(GP_EXIT_DATAERR, r->file, r->line,
+					  "run '%s' (arm '%s', rate %g rps, rep %lld): %ld request records "
+					  "but run_end says attempted %ld: request records were lost",
+					  r->run ? r->run : "?", r->arm, r->rate, r->rep, have, want);
+		} else {
+			if (have < 0)
+				have = 0;
+			if (have != r->attempted)
+				gp_die_at(GP_EXIT_DATAERR, r->file, r->line,
+					  "run '%s': %ld request records but run_end says attempted "
+					  "%ld: request records were lost", r->run ? r->run : "?", have,
+					  r->attempted);
+		}
+		if (g && !isnan(r->duration_s) && (isnan(g->duration_s) || r->duration_s > g->duration_s)) {
+			g->duration_s = r->duration_s;
+			g->duration_from = "run_end";
+		}
+	}
+}
+
+/* ---- the SLO ---- */
+
+struct slo_info {
+	struct gp_slo slo;
+	const char *origin;
+	long baseline_requests;
+};
+
+static double stat_of(double *x, size_t n, const char *stat)
+{
+	if (!strcmp(stat, "mean"))
+		return gp_mean(x, n);
+	gp_sort_doubles(x, n);
+	if (!strcmp(stat, "p50"))
+		return gp_quantile_sorted(x, n, 0.5);
+	if (!strcmp(stat, "p90"))
+		return gp_quantile_sorted(x, n, 0.9);
+	return gp_quantile_sorted(x, n, 0.99);
+}
+
+static void baseline_slo(const struct opts *op, struct slo_info *si)
+{
+	struct gp_input in;
+	char *paths[1] = {(char *)op->baseline};
+	struct dbuf ttft = {0}, tpot = {0};
+	json_t *o;
+	int e;
+
+	gp_input_init(&in, paths, 1);
+	while ((e = gp_input_next_json(&in, &o)) == GP_NDJSON_LINE) {
+		const char *type = gp_json_type(o), *outs, *file = gp_input_name(&in);
+		unsigned long ln = gp_input_line(&in);
+
+		if (type && !strcmp(type, "request")) {
+			outs = gp_need_str(o, "outcome", file, ln);
+			if (!strcmp(outs, "ok")) {
+				dpush(&ttft, need_latency(o, "ttft_ms", file, ln));
+				dpush(&tpot, need_latency(o, "tpot_ms", file, ln));
+			}
+		}
+		json_decref(o);
+	}
+	if (e < 0)
+		die_input(&in, e);
+	gp_input_release(&in);
+	if (ttft.n == 0)
+		gp_die_at(GP_EXIT_DATAERR, op->baseline, 0,
+			  "no ok request records to derive the SLO from");
+	si->slo.ttft_ms = op->multiple * stat_of(ttft.v, ttft.n, op->slo_stat);
+	si->slo.tpot_ms = op->multiple * stat_of(tpot.v, tpot.n, op->slo_stat);
+	si->origin = "baseline";
+	si->baseline_requests = (long)ttft.n;
+	free(ttft.v);
+	free(tpot.v);
+}
+
+/* ---- analysis ---- */
+
+struct cell {			/* one (arm, rate): its reps are g[g0 .. g0 + n) */
+	const char *arm;
+	double rate;
+	size_t g0, n;
+	double *gf;		/* per-rep good fractions */
+	double mean, sd, cv, goodput_rps;
+};
+
+struct an {
+	const struct opts *op;
+	struct state *s;
+	struct cell *c;
+	size_t nc;
+	struct gp_out out;
+	json_t *table;		/* rows for the stderr summary */
+};
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	int c = strcmp(x->arm, y->arm);
+
+	if (c)
+		return c;
+	if (x->rate != y->rate)
+		return x->rate < y->rate ? -1 : 1;
+	return (x->rep > y->rep) - (x->rep < y->rep);
+}
+
+/* A reproducible stream per statistic: seed, what, arm, rate, other arm. */
+static void stream(struct gp_rng *r, const struct opts *op, const char *what, const char *arm,
+		   double rate, const char *vs)
+{
+	uint64_t h = mix64(op->seed ^ 0x6770616e616c797aULL);
+
+	h = mix64(h ^ fnv1a(what));
+	h = mix64(h ^ fnv1a(arm));
+	h = mix64(h ^ dbits(rate));
+	h = mix64(h ^ fnv1a(vs ? vs : ""));
+	gp_rng_seed(r, h);
+}
+
+static void emit(struct an *a, json_t *rec)
+{
+	if (gp_out_json(&a->out, rec) && a->out.err == EPIPE)
+		exit(GP_EXIT_NEGATIVE);
+	json_decref(rec);
+}
+
+static json_t *jnum_or_null(double v)
+{
+	return gp_json_real(v);
+}
+
+/* An integer when v is whole (a count of accelerators), else a real. */
+static json_t *jcount(double v)
+{
+	return v == floor(v) && fabs(v) < 9e15 ? json_integer((json_int_t)v) : gp_json_real(v);
+}
+
+static json_t *ci_json(const struct gp_ci *c, const char *method)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "est", jnum_or_null(c->est));
+	json_object_set_new(o, "lo", jnum_or_null(c->lo));
+	json_object_set_new(o, "hi", jnum_or_null(c->hi));
+	json_object_set_new(o, "level", json_real(c->level));
+	json_object_set_new(o, "method", json_string(method));
+	if (strcmp(method, "bca") && strcmp(method, "percentile"))
+		json_object_set_new(o, "interval", json_string(c->bca ? "bca" : "percentile"));
+	json_object_set_new(o, "degenerate", json_boolean(c->degenerate));
+	json_object_set_new(o, "resamples", json_integer(c->resamples));
+	return o;
+}
+
+static void die_nomem(int r)
+{
+	if (r)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+}
+
+static json_t *slo_record(const struct opts *op, const struct slo_info *si)
+{
+	json_t *o = json_object();
+	int base = !strcmp(si->origin, "baseline");
+
+	json_object_set_new(o, "type", json_string("slo"));
+	gp_json_set_real(o, "ttft_ms", si->slo.ttft_ms);
+	gp_json_set_real(o, "tpot_ms", si->slo.tpot_ms);
+	json_object_set_new(o, "origin", json_string(si->origin));
+	json_object_set_new(o, "baseline_stat", base ? json_string(op->slo_stat) : json_null());
+	json_object_set_new(o, "multiple", base ? json_real(op->multiple) : json_null());
+	json_object_set_new(o, "baseline_requests",
+			    base ? json_integer(si->baseline_requests) : json_null());
+	json_object_set_new(o, "baseline_file", base ? json_string(op->baseline) : json_null());
+	json_object_set_new(o, "single_token",
+			    json_string(si->slo.single == GP_SINGLE_MISS ? "miss" : "ttft"));
+	json_object_set_new(o, "seed", json_integer((json_int_t)op->seed));
+	json_object_set_new(o, "resamples", json_integer(op->resamples));
+	json_object_set_new(o, "level", json_real(op->level));
+	json_object_set_new(o, "target", json_real(op->target));
+	return o;
+}
+
+static void do_goodfrac(struct an *a)
+{
+	struct state *s = a->s;
+
+	for (size_t i = 0; i < s->ng; i++) {
+		struct group *g = &s->g[i];
+		json_t *o = json_object();
+		double dur = g->duration_s;
+
+		if (isnan(dur) && g->nt >= 2 && g->tmax > g->tmin) {
+			dur = g->tmax - g->tmin;
+			g->duration_from = "t_sent_span";
+		}
+		g->duration_s = dur;
+		g->good_rps = dur > 0 ? (double)g->t.good / dur : NAN;
+		json_object_set_new(o, "type", json_string("goodfrac"));
+		json_object_set_new(o, "arm", json_string(g->arm));
+		gp_json_set_real(o, "rate_rps", g->rate);
+		json_object_set_new(o, "rep", json_integer(g->rep));
+		json_object_set_new(o, "attempted", json_integer(g->t.attempted));
+		json_object_set_new(o, "good", json_integer(g->t.good));
+		json_object_set_new(o, "paired", json_integer(g->t.paired));
+		json_object_set_new(o, "single_token", json_integer(g->t.single_token));
+		json_object_set_new(o, "failed", json_integer(g->t.failed));
+		gp_json_set_real(o, "good_fraction", gp_tally_fraction(&g->t));
+		json_object_set_new(o, "good_single_token", json_integer(g->t.good_single));
+		gp_json_set_real(o, "good_rps", g->good_rps);
+		gp_json_set_real(o, "duration_s", dur);
+		json_object_set_new(o, "duration_from",
+				    g->duration_from ? json_string(g->duration_from) : json_null());
+		emit(a, o);
+	}
+}
+
+static void build_cells(struct an *a)
+{
+	struct state *s = a->s;
+
+	for (size_t i = 0; i < s->ng;) {
+		size_t j = i;
+		struct cell *c;
+
+		while (j < s->ng && s->g[j].rate == s->g[i].rate && !strcmp(s->g[j].arm, s->g[i].arm))
+			j++;
+		a->c = xrealloc(a->c, (a->nc + 1) * sizeof(*a->c));
+		c = &a->c[a->nc++];
+		c->arm = s->g[i].arm;
+		c->rate = s->g[i].rate;
+		c->g0 = i;
+		c->n = j - i;
+		c->gf = xrealloc(NULL, c->n * sizeof(*c->gf));
+		double grps = 0;
+		size_t ngrps = 0;
+		for (size_t k = 0; k < c->n; k++) {
+			c->gf[k] = gp_tally_fraction(&s->g[i + k].t);
+			if (!isnan(s->g[i + k].good_rps)) {
+				grps += s->g[i + k].good_rps;
+				ngrps++;
+			}
+		}
+		c->mean = gp_mean(c->gf, c->n);
+		c->sd = gp_sd(c->gf, c->n);
+		c->cv = gp_cv(c->gf, c->n);
+		c->goodput_rps = ngrps == c->n ? grps / (double)ngrps : NAN;
+		i = j;
+	}
+}
+
+static const double qp[3] = {0.5, 0.9, 0.99};
+static const char *const qname[3] = {"p50", "p90", "p99"};
+
+static json_t *quantile_obj(const struct gp_ci *ci, const char *method)
+{
+	json_t *o = json_object();
+
+	for (int k = 0; k < 3; k++)
+		json_object_set_new(o, qname[k], ci_json(&ci[k], method));
+	return o;
+}
+
+static void latency(struct an *a, const struct cell *c, json_t *o, int which)
+{
+	const char *name = which ? "tpot_ms" : "ttft_ms";
+	char cname[32];
+	struct state *s = a->s;
+	size_t total = 0, k = 0;
+	const double **reps = xrealloc(NULL, c->n * sizeof(*reps));
+	size_t *n = xrealloc(NULL, c->n * sizeof(*n));
+	struct gp_ci ci[3];
+	struct gp_rng rng;
+	double *pool;
+
+	for (size_t r = 0; r < c->n; r++) {
+		struct dbuf *b = which ? &s->g[c->g0 + r].tpot : &s->g[c->g0 + r].ttft;
+
+		gp_sort_doubles(b->v, b->n);
+		reps[r] = b->v;
+		n[r] = b->n;
+		total += b->n;
+	}
+	pool = xrealloc(NULL, total * sizeof(*pool));
+	for (size_t r = 0; r < c->n; r++) {
+		if (n[r])
+			memcpy(pool + k, reps[r], n[r] * sizeof(*pool));
+		k += n[r];
+	}
+	gp_sort_doubles(pool, total);
+	stream(&rng, a->op, name, c->arm, c->rate, NULL);
+	die_nomem(gp_boot_quantiles(pool, total, qp, 3, a->op->resamples, a->op->level, &rng, ci));
+	json_object_set_new(o, name, quantile_obj(ci, "bca"));
+	snprintf(cname, sizeof(cname), "%s_cluster", name);
+	stream(&rng, a->op, cname, c->arm, c->rate, NULL);
+	die_nomem(gp_boot_cluster_quantiles(reps, n, c->n, qp, 3, a->op->resamples, a->op->level,
+					    &rng, ci));
+	json_object_set_new(o, cname, quantile_obj(ci, "cluster"));
+	free(pool);
+	free(reps);
+	free(n);
+}
+
+static void do_summaries(struct an *a)
+{
+	struct state *s = a->s;
+
+	for (size_t i = 0; i < a->nc; i++) {
+		struct cell *c = &a->c[i];
+		json_t *o = json_object();
+		struct gp_tally tot;
+		struct gp_ci ci;
+		struct gp_rng rng;
+
+		gp_tally_init(&tot);
+		for (size_t r = 0; r < c->n; r++) {
+			const struct gp_tally *t = &s->g[c->g0 + r].t;
+
+			tot.attempted += t->attempted;
+			tot.good += t->good;
+			tot.paired += t->paired;
+			tot.single_token += t->single_token;
+			tot.failed += t->failed;
+		}
+		json_object_set_new(o, "type", json_string("arm_summary"));
+		json_object_set_new(o, "arm", json_string(c->arm));
+		gp_json_set_real(o, "rate_rps", c->rate);
+		json_object_set_new(o, "reps", json_integer((json_int_t)c->n));
+		gp_json_set_real(o, "mean_good_fraction", c->mean);
+		gp_json_set_real(o, "sd_good_fraction", c->sd);
+		gp_json_set_real(o, "cv", c->cv);
+		latency(a, c, o, 0);
+		latency(a, c, o, 1);
+		stream(&rng, a->op, "good_fraction_ci", c->arm, c->rate, NULL);
+		die_nomem(gp_boot_mean(c->gf, c->n, a->op->resamples, a->op->level, &rng, &ci));
+		json_object_set_new(o, "good_fraction_ci", ci_json(&ci, "cluster"));
+		stream(&rng, a->op, "good_fraction_pooled", c->arm, c->rate, NULL);
+		die_nomem(gp_boot_proportion(tot.good, tot.attempted, a->op->resamples, a->op->level,
+					     &rng, &ci));
+		json_object_set_new(o, "good_fraction_pooled", ci_json(&ci, "bca"));
+		gp_json_set_real(o, "goodput_rps", c->goodput_rps);
+		json_object_set_new(o, "attempted", json_integer(tot.attempted));
+		json_object_set_new(o, "good", json_integer(tot.good));
+		json_object_set_new(o, "paired", json_integer(tot.paired));
+		json_object_set_new(o, "single_token", json_integer(tot.single_token));
+		json_object_set_new(o, "failed", json_integer(tot.failed));
+		if (a->table)
+			json_array_append(a->table, o);
+		emit(a, o);
+	}
+}
+
+static const struct cell *cell_of(const struct an *a, const char *arm, double rate)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (a->c[i].rate == rate && !strcmp(a->c[i].arm, arm))
+			return &a->c[i];
+	return NULL;
+}
+
+static int arm_present(const struct an *a, const char *arm)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (!strcmp(a->c[i].arm, arm))
+			return 1;
+	return 0;
+}
+
+enum { FLOOR_MIN_REPS = 3, COMPARE_MIN_REPS = 2 };
+
+static void do_floor(struct an *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		const struct cell *c = &a->c[i];
+		json_t *o;
+
+		if (strcmp(c->arm, a->op->floor))
+			continue;
+		o = json_object();
+		json_object_set_new(o, "type", json_string("noise_floor"));
+		json_object_set_new(o, "arm", json_string(c->arm));
+		gp_json_set_real(o, "rate_rps", c->rate);
+		json_object_set_new(o, "reps", json_integer((json_int_t)c->n));
+		if (c->n >= FLOOR_MIN_REPS) {
+			struct gp_ci ci;
+			struct gp_rng rng;
+
+			stream(&rng, a->op, "noise_floor", c->arm, c->rate, NULL);
+			die_nomem(gp_boot_mean(c->gf, c->n, a->op->resamples, a->op->level, &rng, &ci));
+			gp_json_set_real(o, "mean", ci.est);
+			gp_json_set_real(o, "half_width", (ci.hi - ci.lo) / 2);
+			gp_json_set_real(o, "lo", ci.lo);
+			gp_json_set_real(o, "hi", ci.hi);
+			json_object_set_new(o, "level", json_real(a->op->level));
+			json_object_set_new(o, "method", json_string("cluster"));
+			json_object_set_new(o, "interval", json_string("bca"));
+			json_object_set_new(o, "resolvable", json_true());
+			json_object_set_new(o, "reason", json_null());
+		} else {
+			char why[128];
+
+			snprintf(why, sizeof(why), "the noise floor needs at least %d reps of the floor "
+				 "arm; it has %zu", FLOOR_MIN_REPS, c->n);
+			gp_json_set_real(o, "mean", c->mean);
+			json_object_set_new(o, "half_width", json_null());
+			json_object_set_new(o, "lo", json_null());
+			json_object_set_new(o, "hi", json_null());
+			json_object_set_new(o, "level", json_real(a->op->level));
+			json_object_set_new(o, "method", json_string("cluster"));
+			json_object_set_new(o, "resolvable", json_false());
+			json_object_set_new(o, "reason", json_string(why));
+		}
+		emit(a, o);
+	}
+}
+
+static json_t *tost_json(const struct an *a, const struct cell *x, const struct cell *y)
+{
+	struct gp_tost t;
+	json_t *o = json_object();
+	int r = gp_tost_welch(x->gf, x->n, y->gf, y->n, a->op->delta, a->op->alpha, &t);
+
+	json_object_set_new(o, "delta", json_real(a->op->delta));
+	json_object_set_new(o, "alpha", json_real(a->op->alpha));
+	json_object_set_new(o, "level", json_real(1 - 2 * a->op->alpha));
+	gp_json_set_real(o, "lo90", t.lo);
+	gp_json_set_real(o, "hi90", t.hi);
+	gp_json_set_real(o, "p_lower", t.p_lower);
+	gp_json_set_real(o, "p_upper", t.p_upper);
+	gp_json_set_real(o, "p", t.p);
+	gp_json_set_real(o, "df", t.df);
+	json_object_set_new(o, "equivalent", json_boolean(t.equivalent));
+	json_object_set_new(o, "degenerate", json_boolean(t.degenerate));
+	json_object_set_new(o, "method", json_string("welch_tost"));
+	if (r)
+		json_object_set_new(o, "reason", json_string("TOST needs at least 2 reps in each arm"));
+	else if (t.degenerate)
+		json_object_set_new(o, "reason", json_string("no spread in either arm: equivalent "
+							     "iff |diff| < delta"));
+	return o;
+}
+
+static void compare_one(struct an *a, const struct cell *x, const char *vs, int with_tost)
+{
+	const struct cell *y = cell_of(a, vs, x->rate);
+	json_t *o = json_object();
+	const char *verdict = "INCONCLUSIVE", *reason = NULL;
+
+	json_object_set_new(o, "type", json_string("compare"));
+	json_object_set_new(o, "arm", json_string(x->arm));
+	json_object_set_new(o, "vs", json_string(vs));
+	gp_json_set_real(o, "rate_rps", x->rate);
+	if (!y) {
+		json_object_set_new(o, "diff", json_null());
+		json_object_set_new(o, "lo", json_null());
+		json_object_set_new(o, "hi", json_null());
+		json_object_set_new(o, "level", json_real(a->op->level));
+		json_object_set_new(o, "method", json_string("bca"));
+		json_object_set_new(o, "verdict", json_string(verdict));
+		json_object_set_new(o, "reason", json_string("the comparator arm has no runs at this rate"));
+		if (with_tost) {
+			json_t *t = json_object();
+
+			json_object_set_new(t, "delta", json_real(a->op->delta));
+			json_object_set_new(t, "equivalent", json_false());
+			json_object_set_new(t, "reason", json_string("no comparator runs at this rate"));
+			json_object_set_new(o, "tost", t);
+		}
+		emit(a, o);
+		return;
+	}
+	struct gp_ci ci;
+	struct gp_rng rng;
+
+	stream(&rng, a->op, "compare", x->arm, x->rate, vs);
+	die_nomem(gp_boot_mean_diff(x->gf, x->n, y->gf, y->n, a->op->resamples, a->op->level, 1,
+				    &rng, &ci));
+	if (x->n < COMPARE_MIN_REPS || y->n < COMPARE_MIN_REPS)
+		reason = "a verdict needs at least 2 reps in each arm";
+	else if (ci.lo > 0)
+		verdict = "WIN";
+	else if (ci.hi < 0)
+		verdict = "LOSS";
+	gp_json_set_real(o, "diff", ci.est);
+	gp_json_set_real(o, "lo", ci.lo);
+	gp_json_set_real(o, "hi", ci.hi);
+	json_object_set_new(o, "level", json_real(a->op->level));
+	json_object_set_new(o, "method", json_string("bca"));
+	json_object_set_new(o, "verdict", json_string(verdict));
+	json_object_set_new(o, "reps", json_integer((json_int_t)x->n));
+	json_object_set_new(o, "reps_vs", json_integer((json_int_t)y->n));
+	gp_json_set_real(o, "mean_good_fraction", x->mean);
+	gp_json_set_real(o, "mean_good_fraction_vs", y->mean);
+	json_object_set_new(o, "degenerate", json_boolean(ci.degenerate));
+	json_object_set_new(o, "resamples", json_integer(ci.resamples));
+	json_object_set_new(o, "reason", reason ? json_string(reason) : json_null());
+	if (with_tost)
+		json_object_set_new(o, "tost", tost_json(a, x, y));
+	if (a->table)
+		json_array_append(a->table, o);
+	emit(a, o);
+}
+
+static void do_compare(struct an *a)
+{
+	const struct opts *op = a->op;
+
+	for (size_t i = 0; i < a->nc; i++) {
+		const struct cell *c = &a->c[i];
+
+		if (op->floor && strcmp(c->arm, op->floor))
+			compare_one(a, c, op->floor, op->equiv && !strcmp(op->equiv, op->floor));
+		if (op->equiv && strcmp(c->arm, op->equiv) &&
+		    !(op->floor && !strcmp(op->equiv, op->floor)))
+			compare_one(a, c, op->equiv, 1);
+	}
+}
+
+static void do_knee(struct an *a, double accel)
+{
+	for (size_t i = 0; i < a->nc;) {
+		size_t j = i, k = SIZE_MAX;
+		json_t *o = json_object(), *curve = json_array();
+		int monotone = 1;
+
+		while (j < a->nc && !strcmp(a->c[j].arm, a->c[i].arm))
+			j++;
+		for (size_t r = i; r < j; r++) {
+			json_t *pt = json_object();
+
+			gp_json_set_real(pt, "rate_rps", a->c[r].rate);
+			gp_json_set_real(pt, "mean_good_fraction", a->c[r].mean);
+			json_array_append_new(curve, pt);
+			if (a->c[r].mean >= a->op->target)
+				k = r;
+			if (r > i && a->c[r].mean > a->c[r - 1].mean)
+				monotone = 0;
+		}
+		json_object_set_new(o, "type", json_string("knee"));
+		json_object_set_new(o, "arm", json_string(a->c[i].arm));
+		if (k != SIZE_MAX) {
+			const struct cell *c = &a->c[k];
+			double cross = NAN;
+
+			if (k + 1 < j) {
+				const struct cell *d = &a->c[k + 1];
+
+				/* Linear interpolation of the good-fraction curve between the
+				 * last rung at/above the target and the next (below it). */
+				cross = c->rate + (c->mean - a->op->target) / (c->mean - d->mean) *
+						      (d->rate - c->rate);
+			}
+			gp_json_set_real(o, "rate_rps", c->rate);
+			gp_json_set_real(o, "good_fraction", c->mean);
+			json_object_set_new(o, "target", json_real(a->op->target));
+			gp_json_set_real(o, "goodput_rps", c->goodput_rps);
+			json_object_set_new(o, "accelerators", jcount(accel));
+			gp_json_set_real(o, "goodput_rps_per_accel", c->goodput_rps / accel);
+			json_object_set_new(o, "method", json_string("highest_rung"));
+			gp_json_set_real(o, "crossing_rate_rps", cross);
+			json_object_set_new(o, "crossing_method",
+					    json_string(k + 1 < j ? "linear_interpolation" :
+							"none: every rung above the knee clears the target"));
+			json_object_set_new(o, "reps", json_integer((json_int_t)c->n));
+		} else {
+			json_object_set_new(o, "rate_rps", json_null());
+			json_object_set_new(o, "good_fraction", json_null());
+			json_object_set_new(o, "target", json_real(a->op->target));
+			json_object_set_new(o, "goodput_rps", json_null());
+			json_object_set_new(o, "accelerators", jcount(accel));
+			json_object_set_new(o, "goodput_rps_per_accel", json_null());
+			json_object_set_new(o, "method", json_string("highest_rung"));
+			json_object_set_new(o, "crossing_rate_rps", json_null());
+			json_object_set_new(o, "crossing_method",
+					    json_string("none: no rung clears the target"));
+			json_object_set_new(o, "reps", json_null());
+		}
+		json_object_set_new(o, "rungs", json_integer((json_int_t)(j - i)));
+		json_object_set_new(o, "monotone", json_boolean(monotone));
+		json_object_set_new(o, "curve", curve);
+		if (a->table)
+			json_array_append(a->table, o);
+		emit(a, o);
+		i = j;
+	}
+}
+
+/* ---- the stderr summary (terminal only) ---- */
+
+/* A number with `prec` decimals (prec < 0: %g, prec >= 100: signed), or "-". */
+static const char *fmtd(char *buf, size_t n, int prec, json_t *v)
+{
+	if (!v || json_is_null(v))
+		snprintf(buf, n, "-");
+	else if (prec < 0)
+		snprintf(buf, n, "%g", json_number_value(v));
+	else if (prec >= 100)
+		snprintf(buf, n, "%+.*f", prec - 100, json_number_value(v));
+	else
+		snprintf(buf, n, "%.*f", prec, json_number_value(v));
+	return buf;
+}
+
+static void print_table(json_t *rows)
+{
+	size_t i;
+	json_t *r;
+	char b[6][32];
+
+	fprintf(stderr, "%-16s %9s %4s %8s %7s %9s %9s %9s\n", "arm", "rate_rps", "reps", "good",
+		"cv", "ttft_p50", "ttft_p99", "good_rps");
+	json_array_foreach(rows, i, r) {
+		const char *type = gp_json_type(r);
+
+		if (strcmp(type, "arm_summary"))
+			continue;
+		json_t *tt = json_object_get(r, "ttft_ms");
+		fprintf(stderr, "%-16s %9s %4lld %8s %7s %9s %9s %9s\n",
+			json_string_value(json_object_get(r, "arm")),
+			fmtd(b[0], 32, -1, json_object_get(r, "rate_rps")),
+			(long long)json_integer_value(json_object_get(r, "reps")),
+			fmtd(b[1], 32, 4, json_object_get(r, "mean_good_fraction")),
+			fmtd(b[2], 32, 3, json_object_get(r, "cv")),
+			fmtd(b[3], 32, 1, json_object_get(json_object_get(tt, "p50"), "est")),
+			fmtd(b[4], 32, 1, json_object_get(json_object_get(tt, "p99"), "est")),
+			fmtd(b[5], 32, 3, json_object_get(r, "goodput_rps")));
+	}
+	json_array_foreach(rows, i, r) {
+		if (strcmp(gp_json_type(r), "compare"))
+			continue;
+		json_t *t = json_object_get(r, "tost");
+		fprintf(stderr, "compare %s vs %s at %s rps: diff %s [%s, %s]: %s%s\n",
+			json_string_value(json_object_get(r, "arm")),
+			json_string_value(json_object_get(r, "vs")),
+			fmtd(b[0], 32, -1, json_object_get(r, "rate_rps")),
+			fmtd(b[1], 32, 104, json_object_get(r, "diff")),
+			fmtd(b[2], 32, 104, json_object_get(r, "lo")),
+			fmtd(b[3], 32, 104, json_object_get(r, "hi")),
+			json_string_value(json_object_get(r, "verdict")),
+			t ? (json_is_true(json_object_get(t, "equivalent")) ? "; TOST: equivalent" :
+			     "; TOST: not equivalent") : "");
+	}
+	json_array_foreach(rows, i, r) {
+		if (strcmp(gp_json_type(r), "knee"))
+			continue;
+		fprintf(stderr, "knee %s: rate %s rps, good fraction %s, goodput %s rps, crossing %s rps\n",
+			json_string_value(json_object_get(r, "arm")),
+			fmtd(b[0], 32, -1, json_object_get(r, "rate_rps")),
+			fmtd(b[1], 32, 4, json_object_get(r, "good_fraction")),
+			fmtd(b[2], 32, 3, json_object_get(r, "goodput_rps")),
+			fmtd(b[3], 32, 3, json_object_get(r, "crossing_rate_rps")));
+	}
+}
+
+/* ---- self-check ---- */
+
+static int tap_n;
+
+static void tap_report(void *ctx, int ok, const char *name, double got, double want)
+{
+	printf("%sok %d - %s\n", ok ? "" : "not ", ++tap_n, name);
+	if (!ok && !isnan(want))
+		printf("#   got %.17g, want %.17g\n", got, want);
+}
+
+static int self_check(void)
+{
+	int failed = gp_statcheck_run(tap_report, NULL);
+
+	printf("1..%d\n", tap_n);
+	if (failed < 0)
+		gp_die(GP_EXIT_SOFTWARE, "self-check: out of memory");
+	if (fclose(stdout))
+		return GP_EXIT_SOFTWARE;
+	return failed ? GP_EXIT_NEGATIVE : GP_EXIT_OK;
+}
+
+/* ---- main ---- */
+
+static double fleet_accelerators(const char *path)
+{
+	struct gp_fleet f;
+	char err[512];
+	double sum = 0;
+
+	gp_fleet_init(&f);
+	if (gp_fleet_load(&f, path, err, sizeof(err)))
+		gp_die_at(GP_EXIT_DATAERR, path, 0, "%s", err);
+	for (size_t i = 0; i < f.n_backends; i++)
+		sum += (double)f.backends[i].accelerators;
+	gp_fleet_release(&f);
+	if (!(sum > 0))
+		gp_die_at(GP_EXIT_DATAERR, path, 0, "the backends have no accelerators");
+	return sum;
+}
+
+enum {
+	O_TTFT = 256, O_TPOT, O_BASE, O_MULT, O_STAT, O_SINGLE, O_FLOOR, O_EQUIV, O_DELTA,
+	O_ALPHA, O_TARGET, O_ACCEL, O_FLEET, O_RES, O_LEVEL, O_SEED, O_PASS, O_NOVAL, O_SELF,
+	O_VERSION,
+};
+
+static const struct option longopts[] = {
+	{"ttft-slo-ms", required_argument, NULL, O_TTFT},
+	{"tpot-slo-ms", required_argument, NULL, O_TPOT},
+	{"slo-baseline", required_argument, NULL, O_BASE},
+	{"slo-multiple", required_argument, NULL, O_MULT},
+	{"slo-stat", required_argument, NULL, O_STAT},
+	{"single-token", required_argument, NULL, O_SINGLE},
+	{"floor", required_argument, NULL, O_FLOOR},
+	{"equiv", required_argument, NULL, O_EQUIV},
+	{"delta", required_argument, NULL, O_DELTA},
+	{"alpha", required_argument, NULL, O_ALPHA},
+	{"target", required_argument, NULL, O_TARGET},
+	{"accelerators", required_argument, NULL, O_ACCEL},
+	{"fleet", required_argument, NULL, O_FLEET},
+	{"resamples", required_argument, NULL, O_RES},
+	{"level", required_argument, NULL, O_LEVEL},
+	{"seed", required_argument, NULL, O_SEED},
+	{"pass", no_argument, NULL, O_PASS},
+	{"no-validity", no_argument, NULL, O_NOVAL},
+	{"self-check", no_argument, NULL, O_SELF},
+	{"output", required_argument, NULL, 'o'},
+	{"gzip", no_argument, NULL, 'z'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, O_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+int main(int argc, char **argv)
+{
+	struct opts op = {
+		.ttft_slo = NAN, .tpot_slo = NAN, .multiple = NAN, .slo_stat = "p50",
+		.single = GP_SINGLE_TTFT, .delta = NAN, .alpha = 0.05, .target = 0.9,
+		.level = 0.95, .accelerators = NAN, .resamples = 10000, .seed = DEFAULT_SEED,
+	};
+	struct slo_info si = {.origin = "fixed"};
+	struct state s = {0};
+	struct an a = {0};
+	FILE *spool = NULL;
+	double accel;
+	int c, selfcheck = 0;
+
+	gp_log_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "o:zh", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_TTFT: op.ttft_slo = gp_opt_double("--ttft-slo-ms", optarg, 0, 1e12); break;
+		case O_TPOT: op.tpot_slo = gp_opt_double("--tpot-slo-ms", optarg, 0, 1e12); break;
+		case O_BASE: op.baseline = optarg; break;
+		case O_MULT: op.multiple = gp_opt_double("--slo-multiple", optarg, 1e-9, 1e9); break;
+		case O_STAT:
+			if (strcmp(optarg, "p50") && strcmp(optarg, "p90") && strcmp(optarg, "p99") &&
+			    strcmp(optarg, "mean"))
+				gp_usage_error("--slo-stat: '%s' is not p50, p90, p99 or mean", optarg);
+			op.slo_stat = optarg;
+			break;
+		case O_SINGLE:
+			if (!strcmp(optarg, "ttft"))
+				op.single = GP_SINGLE_TTFT;
+			else if (!strcmp(optarg, "miss"))
+				op.single = GP_SINGLE_MISS;
+			else
+				gp_usage_error("--single-token: '%s' is not ttft or miss", optarg);
+			break;
+		case O_FLOOR: op.floor = optarg; break;
+		case O_EQUIV: op.equiv = optarg; break;
+		case O_DELTA: op.delta = gp_opt_double("--delta", optarg, 1e-12, 1); break;
+		case O_ALPHA: op.alpha = gp_opt_double("--alpha", optarg, 1e-6, 0.49); break;
+		case O_TARGET: op.target = gp_opt_double("--target", optarg, 0, 1); break;
+		case O_ACCEL: op.accelerators = gp_opt_double("--accelerators", optarg, 1e-9, 1e9); break;
+		case O_FLEET: op.fleet = optarg; break;
+		case O_RES: op.resamples = gp_opt_long("--resamples", optarg, 100, 100000000L); break;
+		case O_LEVEL: op.level = gp_opt_double("--level", optarg, 0.5, 0.9999); break;
+		case O_SEED: op.seed = gp_opt_u64("--seed", optarg); break;
+		case O_PASS: op.pass = 1; break;
+		case O_NOVAL: op.no_validity = 1; break;
+		case O_SELF: selfcheck = 1; break;
+		case 'o': op.output = optarg; break;
+		case 'z': op.gzip = 1; break;
+		case 'h': gp_print_help(usage);
+		case O_VERSION: gp_print_version();
+		default: gp_usage_error("unknown option");
+		}
+	}
+	if (selfcheck)
+		return self_check();
+	if (op.baseline) {
+		if (!isnan(op.ttft_slo) || !isnan(op.tpot_slo))
+			gp_usage_error("--slo-baseline and a fixed --ttft-slo-ms/--tpot-slo-ms exclude "
+				       "each other");
+		if (isnan(op.multiple))
+			gp_usage_error("--slo-baseline needs --slo-multiple K");
+	} else {
+		if (isnan(op.ttft_slo) || isnan(op.tpot_slo))
+			gp_usage_error("the SLO is needed: --ttft-slo-ms X --tpot-slo-ms Y, or "
+				       "--slo-baseline FILE --slo-multiple K");
+		if (!isnan(op.multiple))
+			gp_usage_error("--slo-multiple needs --slo-baseline FILE");
+	}
+	if (op.equiv && isnan(op.delta))
+		gp_usage_error("--equiv needs --delta D (the equivalence margin)");
+	if (!op.equiv && !isnan(op.delta))
+		gp_usage_error("--delta needs --equiv ARM");
+	if (op.fleet && !isnan(op.accelerators))
+		gp_usage_error("--accelerators and --fleet exclude each other");
+	accel = !isnan(op.accelerators) ? op.accelerators : op.fleet ? fleet_accelerators(op.fleet) : 1;
+
+	si.slo.single = op.single;
+	if (op.baseline) {
+		baseline_slo(&op, &si);
+	} else {
+		si.slo.ttft_ms = op.ttft_slo;
+		si.slo.tpot_ms = op.tpot_slo;
+	}
+
+	s.runmap = json_object();
+	if (op.pass && !(spool = tmpfile()))
+		gp_die(GP_EXIT_SOFTWARE, "cannot create the pass-through spool: %s", strerror(errno));
+	read_input(&s, &si.slo, argv + optind, argc - optind, spool);
+	if (!s.saw_validity && !op.no_validity)
+		gp_die(GP_EXIT_DATAERR, "no 'validity' record in the input: the validity filter has "
+		       "not run.  Pipe the records through 'gp-verify validity' first, or pass "
+		       "--no-validity to analyse unfiltered runs");
+	if (s.ng == 0)
+		gp_die(GP_EXIT_DATAERR, "no request records in the input");
+	check_runs(&s);
+	qsort(s.g, s.ng, sizeof(*s.g), group_cmp);	/* the hash slots are stale now */
+
+	if (gp_out_open(&a.out, op.output, op.gzip))
+		gp_die(GP_EXIT_SOFTWARE, "%s: %s", op.output ? op.output : "stdout", strerror(errno));
+	if (spool) {
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t got;
+
+		rewind(spool);
+		while ((got = getline(&line, &cap, spool)) > 0) {
+			if (line[got - 1] == '\n')
+				got--;
+			if (gp_out_line(&a.out, line, (size_t)got) && a.out.err == EPIPE)
+				return GP_EXIT_NEGATIVE;
+		}
+		free(line);
+		fclose(spool);
+	}
+	a.op = &op;
+	a.s = &s;
+	if (isatty(STDERR_FILENO))
+		a.table = json_array();
+	emit(&a, slo_record(&op, &si));
+	do_goodfrac(&a);
+	build_cells(&a);
+	if (op.floor && !arm_present(&a, op.floor))
+		gp_die(GP_EXIT_DATAERR, "--floor %s: no request records of that arm", op.floor);
+	if (op.equiv && !arm_present(&a, op.equiv))
+		gp_die(GP_EXIT_DATAERR, "--equiv %s: no request records of that arm", op.equiv);
+	do_summaries(&a);
+	if (op.floor)
+		do_floor(&a);
+	do_compare(&a);
+	do_knee(&a, accel);
+	if (gp_out_close(&a.out)) {
+		if (errno == EPIPE)
+			return GP_EXIT_NEGATIVE;
+		gp_die(GP_EXIT_SOFTWARE, "write error: %s", strerror(errno));
+	}
+	if (a.table) {
+		fprintf(stderr, "SLO: TTFT <= %g ms and TPOT <= %g ms (%s)\n", si.slo.ttft_ms,
+			si.slo.tpot_ms, si.origin);
+		print_table(a.table);
+		json_decref(a.table);
+	}
+	/* Exit frees the rest. */
+	return GP_EXIT_OK;
+}

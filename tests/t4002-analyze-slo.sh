@@ -1,0 +1,70 @@
+#!/bin/sh
+# gp-analyze SLO: fixed, or a multiple of a statistic of the unloaded
+# baseline's ok requests; the slo record; usage errors.
+#
+# Baseline: ttft {100,100,200,400,1000}, tpot {10,10,20,40,100} (ok), plus a
+# failed and a single-token request that must not count.  Type-7 quantiles
+# (np.quantile): p50 200 / 20, p90 760 / 76, p99 976 / 97.6; mean 360 / 36.
+. "$(dirname "$0")/lib.sh"
+
+command -v gp-analyze >/dev/null || skip_all "gp-analyze not built"
+command -v jq >/dev/null || skip_all "jq missing"
+
+jall() { jq -e -s "[.[] | $1] | length > 0 and all" ${2+"$2"} >/dev/null; }
+near() { awk -v v="$1" -v w="$2" 'BEGIN { d = v - w; if (d < 0) d = -d; exit !(v != "" && v != "null" && d <= 1e-9 * (w < 0 ? -w : w) + 1e-12) }'; }
+
+req() { # ARM REP ID TTFT TPOT OUTCOME
+	printf '{"type":"request","arm":"%s","rate_rps":1,"rep":%s,"id":"%s","ttft_ms":%s,"tpot_ms":%s,"outcome":"%s"}\n' "$@"
+}
+{
+	req base 1 b1 100 10 ok; req base 1 b2 100 10 ok; req base 1 b3 200 20 ok
+	req base 1 b4 400 40 ok; req base 1 b5 1000 100 ok
+	req base 1 b6 null null failed; req base 1 b7 5 null single_token
+} >baseline.ndjson
+# The measured run: TTFT 350/450, TPOT 35/45 in every combination.
+{
+	req a 1 r1 350 35 ok; req a 1 r2 350 45 ok; req a 1 r3 450 35 ok; req a 1 r4 450 45 ok
+	echo '{"type":"validity","kept":1,"discarded":0,"rules":[]}'
+} >run.ndjson
+
+test_expect_success 'fixed SLO: the slo record says so' '
+	gp-analyze --ttft-slo-ms 400 --tpot-slo-ms 40 --resamples 200 run.ndjson >o &&
+	jall "select(.type == \"slo\") | .ttft_ms == 400 and .tpot_ms == 40 and .origin == \"fixed\"
+		and .baseline_stat == null and .multiple == null and .baseline_requests == null" o &&
+	jall "select(.type == \"goodfrac\") | .good == 1" o
+'
+
+test_expect_success 'baseline SLO: 2 x p50 of the ok baseline requests (default stat)' '
+	gp-analyze --slo-baseline baseline.ndjson --slo-multiple 2 --resamples 200 run.ndjson >o &&
+	jall "select(.type == \"slo\") | .ttft_ms == 400 and .tpot_ms == 40 and .origin == \"baseline\"
+		and .baseline_stat == \"p50\" and .multiple == 2 and .baseline_requests == 5
+		and .seed != null and .resamples == 200" o &&
+	jall "select(.type == \"goodfrac\") | .good == 1 and .good_fraction == 0.25" o
+'
+
+test_expect_success 'baseline SLO with --slo-stat p90, mean, p99' '
+	gp-analyze --slo-baseline baseline.ndjson --slo-multiple 1 --slo-stat p90 --resamples 200 run.ndjson >o &&
+	near "$(jq -r "select(.type == \"slo\") | .ttft_ms" o)" 760 &&
+	near "$(jq -r "select(.type == \"slo\") | .tpot_ms" o)" 76 &&
+	gp-analyze --slo-baseline baseline.ndjson --slo-multiple 1.25 --slo-stat mean --resamples 200 run.ndjson >o &&
+	near "$(jq -r "select(.type == \"slo\") | .ttft_ms" o)" 450 &&
+	near "$(jq -r "select(.type == \"slo\") | .tpot_ms" o)" 45 &&
+	jall "select(.type == \"goodfrac\") | .good == 4" o &&
+	gp-analyze --slo-baseline baseline.ndjson --slo-multiple 1 --slo-stat p99 --resamples 200 run.ndjson >o &&
+	near "$(jq -r "select(.type == \"slo\") | .ttft_ms" o)" 976
+'
+
+test_expect_code 65 'a baseline without ok requests is a data error naming the file' '
+	req base 1 x null null failed >empty.ndjson &&
+	gp-analyze --slo-baseline empty.ndjson --slo-multiple 2 run.ndjson 2>err;
+	rc=$?; grep -q "empty.ndjson" err && exit $rc
+'
+
+test_expect_code 2 'no SLO at all is a usage error' 'gp-analyze run.ndjson'
+test_expect_code 2 'half a fixed SLO is a usage error' 'gp-analyze --ttft-slo-ms 400 run.ndjson'
+test_expect_code 2 'a baseline without a multiple is a usage error' 'gp-analyze --slo-baseline baseline.ndjson run.ndjson'
+test_expect_code 2 'fixed and baseline together is a usage error' \
+	'gp-analyze --slo-baseline baseline.ndjson --slo-multiple 2 --ttft-slo-ms 1 --tpot-slo-ms 1 run.ndjson'
+test_expect_code 2 'an unknown --slo-stat is a usage error' \
+	'gp-analyze --slo-baseline baseline.ndjson --slo-multiple 2 --slo-stat p95 run.ndjson'
+test_done

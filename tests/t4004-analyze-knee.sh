@@ -1,0 +1,78 @@
+#!/bin/sh
+# gp-analyze knee: the highest rung of the rate ladder whose mean good
+# fraction clears --target, the interpolated crossing rate (DistServe style),
+# null when no rung clears, goodput per accelerator (--accelerators, --fleet).
+#
+# Arm "a": rates 1, 2, 4 rps with good fractions 1.00, 0.95, 0.50 (two reps
+# each, 20 requests, duration_s 10).  Target 0.9: knee 2 rps; crossing
+# 2 + (0.95 − 0.9) / (0.95 − 0.5) × (4 − 2) = 2.2222…; goodput at the knee
+# 19 good / 10 s = 1.9 rps; with 4 accelerators 0.475 rps each.
+. "$(dirname "$0")/lib.sh"
+
+command -v gp-analyze >/dev/null || skip_all "gp-analyze not built"
+command -v jq >/dev/null || skip_all "jq missing"
+
+jall() { jq -e -s "[.[] | $1] | length > 0 and all" ${2+"$2"} >/dev/null; }
+near() { awk -v v="$1" -v w="$2" -v t="$3" 'BEGIN { d = v - w; if (d < 0) d = -d; if (v == "" || v == "null" || d > t) { print "got " v ", want " w " +- " t; exit 1 } }'; }
+
+# run ARM RATE REP GOOD  — 20 requests, GOOD of them good, duration 10 s
+run() {
+	awk -v a="$1" -v r="$2" -v rep="$3" -v g="$4" 'BEGIN {
+		for (i = 0; i < 20; i++)
+			printf "{\"type\":\"request\",\"run\":\"%s/%s/%s\",\"arm\":\"%s\",\"rate_rps\":%s,\"rep\":%d,\"id\":\"q%d\",\"ttft_ms\":%d,\"tpot_ms\":10,\"outcome\":\"ok\"}\n", a, r, rep, a, r, rep, i, i < g ? 100 : 900
+		printf "{\"type\":\"run_end\",\"run\":\"%s/%s/%s\",\"arm\":\"%s\",\"rate_rps\":%s,\"rep\":%d,\"attempted\":20,\"duration_s\":10}\n", a, r, rep, a, r, rep
+	}'
+}
+{
+	run a 1 1 20; run a 1 2 20; run a 2 1 19; run a 2 2 19; run a 4 1 10; run a 4 2 10
+	run b 1 1 17; run b 1 2 17; run b 2 1 10; run b 2 2 12
+	run c 1 1 20; run c 2 1 20
+	echo '{"type":"validity","kept":1,"discarded":0,"rules":[]}'
+} >in
+A="--ttft-slo-ms 500 --tpot-slo-ms 50 --resamples 500"
+
+test_expect_success 'knee: the highest rung clearing the target' '
+	gp-analyze $A --accelerators 4 in >out &&
+	jq -c "select(.type == \"knee\" and .arm == \"a\")" out >k &&
+	jall ".rate_rps == 2 and .good_fraction == 0.95 and .target == 0.9 and .method == \"highest_rung\"
+		and .accelerators == 4 and .rungs == 3 and .monotone == true" k &&
+	near "$(jq -r .goodput_rps k)" 1.9 1e-12 &&
+	near "$(jq -r .goodput_rps_per_accel k)" 0.475 1e-12
+'
+test_expect_success 'knee: the interpolated crossing rate beside it' '
+	near "$(jq -r .crossing_rate_rps k)" 2.2222222222222 1e-9 &&
+	jall ".crossing_method == \"linear_interpolation\"" k
+'
+test_expect_success 'no rung clears: rate_rps null (and the crossing)' '
+	jq -c "select(.type == \"knee\" and .arm == \"b\")" out >k &&
+	jall ".rate_rps == null and .goodput_rps == null and .crossing_rate_rps == null
+		and .target == 0.9 and .good_fraction == null" k
+'
+test_expect_success 'every rung clears: knee at the top, no crossing inside the ladder' '
+	jq -c "select(.type == \"knee\" and .arm == \"c\")" out >k &&
+	jall ".rate_rps == 2 and .crossing_rate_rps == null" k
+'
+test_expect_success '--target moves the knee' '
+	gp-analyze $A --target 0.5 in | jq -c "select(.type == \"knee\" and .arm == \"a\")" >k &&
+	jall ".rate_rps == 4 and .target == 0.5 and .accelerators == 1 and .goodput_rps == 1" k &&
+	gp-analyze $A --target 0.8 in | jq -c "select(.type == \"knee\" and .arm == \"b\")" >k &&
+	jall ".rate_rps == 1" k
+'
+test_expect_success '--fleet: accelerators are the sum over backends' '
+	cat >fleet.json <<-\EOF &&
+	{"vips":[{"name":"vip","url":"http://127.0.0.1:8080"}],
+	 "backends":[{"name":"b1","url":"http://127.0.0.1:9001","accelerators":2},
+	             {"name":"b2","url":"http://127.0.0.1:9002","accelerators":4},
+	             {"name":"b3","url":"http://127.0.0.1:9003"}],
+	 "arms":[{"name":"a"}]}
+	EOF
+	gp-analyze $A --fleet fleet.json in | jq -c "select(.type == \"knee\" and .arm == \"a\")" >k &&
+	jall ".accelerators == 7" k &&
+	near "$(jq -r .goodput_rps_per_accel k)" 0.2714285714285714 1e-12
+'
+test_expect_code 65 'a broken fleet file is a data error' '
+	echo "{" >bad.json && gp-analyze $A --fleet bad.json in
+'
+test_expect_code 2 '--fleet and --accelerators together is a usage error' \
+	'gp-analyze $A --fleet fleet.json --accelerators 2 in'
+test_done

@@ -1,0 +1,146 @@
+#!/bin/sh
+# gp-analyze input handling: refusal without the validity record, --pass
+# ordering, bad input (exit 65 with file:line:field), the run_end attempted
+# cross-check, discarded runs, gzip input, determinism of the seed, options.
+. "$(dirname "$0")/lib.sh"
+
+command -v gp-analyze >/dev/null || skip_all "gp-analyze not built"
+command -v jq >/dev/null || skip_all "jq missing"
+
+jall() { jq -e -s "[.[] | $1] | length > 0 and all" ${2+"$2"} >/dev/null; }
+
+# run ARM RATE REP N — N requests (ttft i*10 ms, tpot 5+i%7), a run header and trailer
+run() {
+	awk -v a="$1" -v r="$2" -v rep="$3" -v n="$4" 'BEGIN {
+		printf "{\"type\":\"run\",\"run\":\"%s-%s-%s\",\"arm\":\"%s\",\"rate_rps\":%s,\"rep\":%d}\n", a, r, rep, a, r, rep
+		for (i = 0; i < n; i++)
+			printf "{\"type\":\"request\",\"run\":\"%s-%s-%s\",\"arm\":\"%s\",\"rate_rps\":%s,\"rep\":%d,\"id\":\"q%d\",\"t_sent_s\":%g,\"ttft_ms\":%d,\"tpot_ms\":%d,\"outcome\":\"ok\"}\n", a, r, rep, a, r, rep, i, i / r, 10 * i + rep, 5 + (i * 7 + rep) % 11
+		printf "{\"type\":\"run_end\",\"run\":\"%s-%s-%s\",\"arm\":\"%s\",\"rate_rps\":%s,\"rep\":%d,\"attempted\":%d,\"ok\":%d,\"single_token\":0,\"failed\":0,\"by_error\":{}}\n", a, r, rep, a, r, rep, n, n
+	}'
+}
+valid() { echo '{"type":"validity","kept":6,"discarded":0,"rules":[]}'; }
+{ for rep in 1 2 3; do run a 2 $rep 40; run b 2 $rep 40; done; } >raw
+{ cat raw; valid; } >in
+A="--ttft-slo-ms 250 --tpot-slo-ms 12 --resamples 1000"
+
+test_expect_code 65 'refuses a stream without the validity record' 'gp-analyze $A raw'
+test_expect_success 'the refusal says how to fix it, and writes nothing' '
+	! gp-analyze $A raw >o 2>err && test ! -s o &&
+	grep -q "gp-verify validity" err && grep -q -- "--no-validity" err
+'
+test_expect_success '--no-validity accepts it' '
+	gp-analyze $A --no-validity raw >o && jall "select(.type == \"goodfrac\") | .attempted == 40" o
+'
+test_expect_success '--pass: the input records first, byte for byte, then the analysis' '
+	gp-analyze $A --pass in >o &&
+	n=$(wc -l <in) && head -n "$n" o | cmp - in &&
+	tail -n +"$((n + 1))" o | head -n 1 | jq -e ".type == \"slo\"" >/dev/null &&
+	test "$(tail -n +"$((n + 1))" o | jq -r .type | sort -u | tr "\n" " ")" = "arm_summary goodfrac knee slo "
+'
+test_expect_success 'without --pass only analysis records' '
+	gp-analyze $A in >o &&
+	test "$(jq -r .type o | sort -u | tr "\n" " ")" = "arm_summary goodfrac knee slo "
+'
+test_expect_success 'gzip input gives the same analysis' '
+	gzip -c in >in.gz && gp-analyze $A in.gz >o2 && cmp o o2
+'
+test_expect_success 'several files and stdin mix' '
+	head -n 50 in >part1 && tail -n +51 in >part2 &&
+	gp-analyze $A part1 - <part2 >o3 && cmp o o3
+'
+test_expect_success 'determinism: the same seed gives byte-identical output' '
+	gp-analyze $A --seed 42 in >s1 && gp-analyze $A --seed 42 in >s2 && cmp s1 s2 &&
+	jall "select(.type == \"slo\") | .seed == 42" s1
+'
+test_expect_success 'another seed gives other intervals' '
+	gp-analyze $A --seed 43 in >s3 && ! cmp -s s1 s3
+'
+test_expect_success 'input order does not change the output' '
+	{ valid; tac raw; } >rev && gp-analyze $A --seed 42 rev >s4 && cmp s1 s4
+'
+test_expect_success 'an arm'"'"'s intervals do not depend on the other arms present' '
+	grep -v "\"arm\":\"b\"" in >only_a && gp-analyze $A --seed 42 only_a >s5 &&
+	jq -c "select(.type == \"arm_summary\" and .arm == \"a\")" s1 >x1 &&
+	jq -c "select(.type == \"arm_summary\" and .arm == \"a\")" s5 >x5 && test -s x1 && cmp x1 x5
+'
+
+bad() { # LINE-NUMBER REPLACEMENT-JQ : rewrite one request record
+	awk -v n="$1" -v r="$2" 'NR == n { print r; next } { print }' in >bad.ndjson
+}
+test_expect_success 'a missing field: exit 65, file:line:field' '
+	line=$(jq -c "select(.type == \"request\") | del(.ttft_ms)" in | head -n 1) &&
+	bad 2 "$line" &&
+	{ gp-analyze $A bad.ndjson 2>err; test $? = 65; } &&
+	grep -q "bad.ndjson:2: field .ttft_ms. is missing" err
+'
+test_expect_success 'a field of the wrong type: exit 65, file:line:field' '
+	line=$(jq -c "select(.type == \"request\") | .rate_rps = \"fast\"" in | sed -n 3p) &&
+	bad 5 "$line" &&
+	{ gp-analyze $A bad.ndjson 2>err; test $? = 65; } &&
+	grep -q "bad.ndjson:5: field .rate_rps. is not a number" err
+'
+test_expect_success 'an unknown outcome: exit 65 naming it' '
+	line=$(jq -c "select(.type == \"request\") | .outcome = \"meh\"" in | head -n 1) &&
+	bad 2 "$line" &&
+	{ gp-analyze $A bad.ndjson 2>err; test $? = 65; } && grep -q "bad.ndjson:2: field .outcome." err
+'
+test_expect_success 'a line that is not JSON: exit 65 with file:line' '
+	bad 7 "{not json" &&
+	{ gp-analyze $A bad.ndjson 2>err; test $? = 65; } && grep -q "bad.ndjson:7:" err
+'
+test_expect_success 'gzip input: the line numbers are the same' '
+	gzip -c bad.ndjson >bad.ndjson.gz &&
+	{ gp-analyze $A bad.ndjson.gz 2>err; test $? = 65; } && grep -q "bad.ndjson.gz:7:" err
+'
+test_expect_success 'lost request records (run_end.attempted mismatch): exit 65 naming the run' '
+	awk "NR != 10" in >lost &&
+	{ gp-analyze $A lost 2>err; test $? = 65; } && grep -q "run .a-2-1." err && grep -q "lost" err
+'
+test_expect_success 'a discarded run (records dropped by gp-verify) is not a loss' '
+	{ grep -v "\"run\":\"b-2-3\",\"arm\"" raw | grep -v "^{\"type\":\"run\"" ; run b 2 3 40 | tail -n 1;
+	  echo "{\"type\":\"discard\",\"arm\":\"b\",\"rate_rps\":2,\"rep\":3,\"reasons\":[\"hang\"]}"; valid; } >disc &&
+	gp-analyze $A disc >o && jall "select(.type == \"arm_summary\" and .arm == \"b\") | .reps == 2" o
+'
+test_expect_success 'run_end without run ids: matched by (arm, rate, rep), shards summed' '
+	{ run s 1 1 10 | sed "s/\"run\":\"[^\"]*\",//" | head -n -1;
+	  echo "{\"type\":\"run_end\",\"arm\":\"s\",\"rate_rps\":1,\"rep\":1,\"attempted\":6}";
+	  echo "{\"type\":\"run_end\",\"arm\":\"s\",\"rate_rps\":1,\"rep\":1,\"attempted\":4}"; valid; } >shards &&
+	gp-analyze $A shards >o && jall "select(.type == \"goodfrac\") | .attempted == 10" o &&
+	sed "s/\"attempted\":4/\"attempted\":5/" shards >shards2 &&
+	{ gp-analyze $A shards2 2>err; test $? = 65; } && grep -q "arm .s." err
+'
+test_expect_success 'the back half as one pipeline: gp-verify validity | gp-analyze --pass | gp-verify publish' '
+	command -v gp-verify >/dev/null || exit 0
+	gp-verify validity raw 2>/dev/null | gp-analyze $A --pass --floor a >piped &&
+	jq -e -s "(map(select(.type == \"validity\")) | length == 1) and
+		(map(.type) | index(\"validity\") < index(\"slo\"))" piped >/dev/null &&
+	{ gp-verify publish <piped >verdict 2>/dev/null; test $? -le 1; } &&
+	jq -e -s "map(select(.type == \"integrity\" and .check == \"recount\")) | .[0].ok == true" verdict >/dev/null
+'
+test_expect_code 65 'no request records at all' 'valid | gp-analyze $A'
+test_expect_code 2 'an unknown option is a usage error' 'gp-analyze $A --frobnicate in'
+test_expect_code 2 'a bad number is a usage error' 'gp-analyze $A --resamples lots in'
+test_expect_success '--help prints the usage to stdout, exit 0' '
+	gp-analyze --help >h && grep -q "^usage: gp-analyze" h
+'
+test_expect_success '--version' 'gp-analyze --version | grep -q "gp-analyze (gp)"'
+# The man page as plain text (roff writes - as \-), and its SYNOPSIS block.
+man_text() { sed 's/\\-/-/g; s/\\f[BIRP]//g; s/\\(em/--/g' "$GP_TOP/doc/gp-analyze.1"; }
+man_synopsis() { man_text | sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' | sed -n '/^\.nf/,/^\.fi/p' | sed '1d;$d'; }
+help_synopsis() { gp-analyze --help | sed -n '1,/^$/p' | sed '$d' | sed 's/^usage: //; s/^       //'; }
+
+test_expect_success 'the man page names every option of --help' '
+	man_text >man.txt &&
+	for o in $(gp-analyze --help | grep -o -- "--[a-z][a-z-]*" | sort -u); do
+		grep -q -- "$o" man.txt || { echo "missing $o"; exit 1; }
+	done
+'
+test_expect_success 'the man page SYNOPSIS equals the usage text' '
+	man_synopsis >syn && help_synopsis >use && test -s use && diff -b syn use
+'
+test_expect_success '-o FILE.gz writes compressed records' '
+	gp-analyze $A in >o &&
+	gp-analyze $A -o out.ndjson.gz in && gzip -dc out.ndjson.gz | cmp - o
+'
+
+test_done
