@@ -25,7 +25,7 @@ PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 GP_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra $(WERROR) \
 	    -Wno-unused-parameter -Wshadow -Wformat=2 -Isrc/lib \
-	    -DGP_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS)
+	    -DGP_VERSION='"$(VERSION)"' -DGP_SHAREDIR='"$(SHAREDIR)"' $(PKG_CFLAGS) $(CFLAGS)
 GP_LDLIBS = $(PKG_LIBS) -lm $(LDLIBS)
 
 # A sanitized build of everything, for the unit tests (and SANITIZE=... by hand).
@@ -80,7 +80,7 @@ e2e: all
 	GP_BIN=$(CURDIR)/bin GP_TOP=$(CURDIR) prove -j$(PROVE_J) --exec '' $(E2E)
 
 demo: deps-check all
-	GP_BIN=$(CURDIR)/bin sh examples/demo.sh
+	GP_BIN=$(CURDIR)/bin bash examples/demo.sh
 
 bench: deps-check all
 	GP_BIN=$(CURDIR)/bin sh bench/run.sh
@@ -99,7 +99,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(SHAREDIR)/awk
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)
 	$(if $(MANPAGES),install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1)
-	$(if $(wildcard share/awk/*.awk),install -m 644 share/awk/*.awk $(DESTDIR)$(SHAREDIR)/awk)
+	$(if $(wildcard share/awk/*.awk),install -m 644 share/awk/*.awk share/awk/*.jq $(DESTDIR)$(SHAREDIR)/awk)
 uninstall:
 	rm -f $(patsubst bin/%,$(DESTDIR)$(BINDIR)/%,$(TOOLS))
 	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man1/%,$(MANPAGES))

@@ -13,6 +13,8 @@
 # Every test file works in its own scratch directory $TRASH, removed at exit;
 # background processes registered with `cleanup_pid PID` are killed at exit.
 
+# The helpers need bash ($RANDOM, /dev/tcp); dash runs the tests as /bin/sh.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 GP_TOP=${GP_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 GP_BIN=${GP_BIN:-$GP_TOP/bin}
@@ -64,7 +66,7 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 free_port_range() {
 	_k=${1:-1}
 	for _try in $(seq 1 200); do
-		_base=$(( (RANDOM * 32768 + RANDOM) % 30000 + 20000 ))
+		_base=$(( (RANDOM * 32768 + RANDOM) % 12000 + 20000 ))  # below the ephemeral range
 		_okr=1
 		for _i in $(seq 0 $((_k - 1))); do
 			port_free $((_base + _i)) || { _okr=0; break; }

@@ -1,0 +1,79 @@
+# common.awk — helpers of the integrity scripts.  POSIX awk (mawk, gawk,
+# busybox): no gensub, asort, length(array), or other extensions.
+# Input: the TSV of flatten.jq.  Output: one line per check,
+#   check <TAB> ok|fail|not_checked <TAB> detail
+# Every script is run as  awk -f common.awk -f tdist.awk -f X.awk FLAT FLAT :
+# the file twice, so that pass 1 (pass == 1) can gather what pass 2 needs
+# (the SLO, run deadlines) whatever the order of the records.
+
+BEGIN { FS = "\t"; OFS = "\t"; EPS = 1e-9 }
+FNR == 1 { pass++ }
+
+function report(check, status, detail) { print check, status, detail }
+
+# The key of a run and of an (arm, rate) cell.  SUBSEP cannot occur in TSV.
+function runkey(arm, rate, rep) { return arm SUBSEP rate SUBSEP rep }
+function cellkey(arm, rate) { return arm SUBSEP rate }
+function showkey(k,   p, n) {
+	n = split(k, p, SUBSEP)
+	if (n == 3) return p[1] " at " p[2] " rps rep " p[3]
+	return p[1] " at " p[2] " rps"
+}
+
+# Append a mismatch to a bounded list for the detail text.
+function note(list, text) {
+	nnote[list]++
+	if (nnote[list] <= 3) notes[list] = notes[list] (nnote[list] > 1 ? "; " : "") text
+}
+function notes_of(list) {
+	if (nnote[list] > 3) return notes[list] "; and " (nnote[list] - 3) " more"
+	return notes[list]
+}
+
+function absf(x) { return x < 0 ? -x : x }
+function close_to(a, b) { return absf(a - b) <= EPS * (1 + absf(b)) }
+function num(s) { return s + 0 }
+
+# The SLO conjunction: good <=> ok and TTFT <= TTFT_SLO and TPOT <= TPOT_SLO.
+# A single-token request (no TPOT) is judged on TTFT alone under policy "ttft"
+# (gp-analyze's default) and is a miss under "miss".  Failed = miss.
+function is_good(outcome, ttft, tpot, slo_ttft, slo_tpot, policy) {
+	if (outcome == "ok")
+		return ttft != "" && tpot != "" && num(ttft) <= slo_ttft && num(tpot) <= slo_tpot
+	if (outcome == "single_token" && policy == "ttft")
+		return ttft != "" && num(ttft) <= slo_ttft
+	return 0
+}
+
+# The k-th smallest of a[1..n] (1-based), by quickselect (Hoare partition,
+# median-of-three pivot, no recursion: expected O(n)); a is reordered so that
+# a[1..k-1] <= a[k] <= a[k+1..n].
+function kth(a, n, k,   lo, hi, m, p, i, j, t) {
+	lo = 1; hi = n
+	while (lo < hi) {
+		m = int((lo + hi) / 2)
+		if (a[m] < a[lo]) { t = a[m]; a[m] = a[lo]; a[lo] = t }
+		if (a[hi] < a[lo]) { t = a[hi]; a[hi] = a[lo]; a[lo] = t }
+		if (a[hi] < a[m]) { t = a[hi]; a[hi] = a[m]; a[m] = t }
+		p = a[m]; i = lo; j = hi
+		while (i <= j) {
+			while (a[i] < p) i++
+			while (a[j] > p) j--
+			if (i <= j) { t = a[i]; a[i] = a[j]; a[j] = t; i++; j-- }
+		}
+		if (k <= j) hi = j
+		else if (k >= i) lo = i
+		else return a[k]
+	}
+	return a[k]
+}
+# Median (Hyndman-Fan type 7 at p = 0.5) of a[1..n], n >= 1; reorders a.
+function median(a, n,   h, lo, v, w, i) {
+	h = (n - 1) * 0.5 + 1
+	lo = int(h)
+	v = kth(a, n, lo)
+	if (h == lo) return v
+	w = a[lo + 1]
+	for (i = lo + 2; i <= n; i++) if (a[i] < w) w = a[i]
+	return v + (h - lo) * (w - v)
+}

@@ -1,0 +1,1700 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gp-verify — Phase 5 of the method: the validity filter that runs before any
+ * statistic (`validity`), and the publish gates (`publish`): stability,
+ * the independent integrity re-derivation (jq + POSIX awk, share/awk/, no code
+ * shared with gp-analyze) and the dual proof of routing decision vs delivery.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fleet.h"
+#include "gate.h"
+#include "json.h"
+#include "log.h"
+#include "ndjson.h"
+#include "rfc3339.h"
+#include "sig.h"
+#include "stats.h"
+#include "banned.h"
+
+#ifndef GP_SHAREDIR
+#define GP_SHAREDIR "/usr/local/share/gp"
+#endif
+
+extern char **environ;
+
+static const char usage[] =
+	"usage: gp-verify validity [--strict] [-o FILE] [FILE...]\n"
+	"       gp-verify publish [--min-reps N] [--max-cv X] [--rep-cap N] [--fleet FILE]\n"
+	"                         [--deadline-s S] [--min-tpot-ms X] [--miss-ratio X]\n"
+	"                         [--min-floor-reps N] [--awk PATH] [--jq PATH] [--awk-dir DIR]\n"
+	"                         [--strict] [--pass] [-q] [-o FILE] [FILE...]\n"
+	"\n"
+	"validity  read request/run/run_end/health/metrics records, discard whole runs\n"
+	"          by rule (each with a discard record and its reasons), pass the rest\n"
+	"          through, and end with one validity record.  Exit 0 when at least\n"
+	"          one run survived, 1 when none did.\n"
+	"publish   read the filtered records and gp-analyze's analysis; emit stability,\n"
+	"          integrity, dual_proof records and a final verdict.  Exit 0 only when\n"
+	"          publishable.\n"
+	"\n"
+	"  --strict            a rule or check that could not be checked counts against\n"
+	"  --min-reps N        repetition floor (default 5)\n"
+	"  --max-cv X          CV bound on the per-rep good fraction (default 0.10)\n"
+	"  --rep-cap N         repetition cap: CV still over at N reps → footnote (default none)\n"
+	"  --fleet FILE        the fleet file: enables the dual proof\n"
+	"  --deadline-s S      request deadline when the run header has none (unit check)\n"
+	"  --min-tpot-ms X     median TPOT below X ms means a unit error (default 0.05)\n"
+	"  --miss-ratio X      miss counter delta / requests at or above X = fallback (0.9)\n"
+	"  --min-floor-reps N  noise-floor reps needed to resolve a difference (default 3)\n"
+	"  --awk PATH          awk for the integrity checks (default awk; mawk or gawk)\n"
+	"  --jq PATH           jq for flattening records (default jq)\n"
+	"  --awk-dir DIR       where the integrity scripts are (default: see gp-verify(1))\n"
+	"  --pass              copy the input records to stdout ahead of the verification\n"
+	"  -q, --quiet         no verdict table on stderr\n"
+	"  -o, --output FILE   write records to FILE (.gz: compressed)\n"
+	"  -h, --help          this text;  --version  the version\n";
+
+/* ---------------------------------------------------------------- helpers */
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	return q;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+
+	if (!d)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	return d;
+}
+
+/* Grow *p (of *cap elements of size sz) to hold at least n + 1 elements. */
+static void grow(void *pp, size_t *cap, size_t n, size_t sz)
+{
+	void **p = pp;
+
+	if (n < *cap)
+		return;
+	*cap = *cap ? *cap * 2 : 16;
+	while (*cap <= n)
+		*cap *= 2;
+	*p = xrealloc(*p, *cap * sz);
+	memset((char *)*p + n * sz, 0, (*cap - n) * sz);
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	return s;
+}
+
+/* String map over a jansson object: key → index. */
+static long map_get(json_t *map, const char *key)
+{
+	json_t *v = json_object_get(map, key);
+
+	return v ? (long)json_integer_value(v) : -1;
+}
+
+static void map_put(json_t *map, const char *key, long idx)
+{
+	if (json_object_set_new(map, key, json_integer(idx)))
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+}
+
+/* The key of a run: (arm, rate_rps, rep), exact in the rate. */
+static char *run_key(const char *arm, double rate, long long rep)
+{
+	return xasprintf("%s\x1f%.17g\x1f%lld", arm, rate, rep);
+}
+
+/* Record field readers that die with exit 65 naming file:line:field. */
+struct at {
+	const char *file;
+	unsigned long line;
+};
+
+/* Optional number: 1 present, 0 absent/null; a present non-number dies. */
+static int opt_num(const json_t *o, const char *key, const struct at *w, double *out)
+{
+	int e = gp_json_num(o, key, out);
+
+	if (e == GP_JSON_TYPE)
+		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field '%s' is not a number", key);
+	return e == 0;
+}
+
+static int opt_int(const json_t *o, const char *key, const struct at *w, long long *out)
+{
+	int e = gp_json_int(o, key, out);
+
+	if (e == GP_JSON_TYPE)
+		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field '%s' is not an integer", key);
+	return e == 0;
+}
+
+static const char *opt_str(const json_t *o, const char *key, const struct at *w)
+{
+	const char *s = NULL;
+
+	if (gp_json_str(o, key, &s) == GP_JSON_TYPE)
+		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field '%s' is not a string", key);
+	return s;
+}
+
+static int need_bool(const json_t *o, const char *key, const struct at *w)
+{
+	int b = 0, e = gp_json_bool(o, key, &b);
+
+	if (e == GP_JSON_MISSING)
+		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field '%s' is missing", key);
+	if (e)
+		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field '%s' is not a boolean", key);
+	return b;
+}
+
+static int64_t need_time(const json_t *o, const char *key, const struct at *w)
+{
+	const char *s = gp_need_str(o, key, w->file, w->line);
+	int64_t ns;
+
+	if (gp_rfc3339_parse(s, &ns))
+		gp_die_at(GP_EXIT_DATAERR, w->file, w->line,
+			  "field '%s' is not an RFC 3339 time", key);
+	return ns;
+}
+
+/* The (arm, rate_rps, rep) of a run-keyed record. */
+static char *need_key(const json_t *o, const struct at *w, const char **arm, double *rate,
+		      long long *rep)
+{
+	*arm = gp_need_str(o, "arm", w->file, w->line);
+	*rate = gp_need_num(o, "rate_rps", w->file, w->line);
+	*rep = gp_need_int(o, "rep", w->file, w->line);
+	if (*rate < 0)
+		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field 'rate_rps' is negative");
+	return run_key(*arm, *rate, *rep);
+}
+
+/* Exit at once (temporary files removed) when a signal asked us to stop. */
+static void check_stop(void)
+{
+	int sig = gp_sig_stop();
+
+	if (sig)
+		gp_die(128 + sig, "interrupted");
+}
+
+/* Read the next record: its raw line and its parsed object (caller decrefs). */
+static int next_record(struct gp_input *in, char **line, size_t *len, json_t **obj)
+{
+	json_error_t je;
+	int e;
+
+	check_stop();
+	e = gp_input_next(in, line, len);
+
+	if (e == GP_NDJSON_EOF)
+		return 0;
+	if (e < 0)
+		gp_die_at(GP_EXIT_DATAERR, gp_input_name(in), gp_input_line(in), "%s",
+			  gp_input_strerror(in, e));
+	*obj = json_loadb(*line, *len, 0, &je);
+	if (!*obj)
+		gp_die_at(GP_EXIT_DATAERR, gp_input_name(in), gp_input_line(in),
+			  "not valid JSON (column %d): %s", je.column, je.text);
+	if (!json_is_object(*obj))
+		gp_die_at(GP_EXIT_DATAERR, gp_input_name(in), gp_input_line(in),
+			  "record is not a JSON object");
+	if (!gp_json_type(*obj))
+		gp_die_at(GP_EXIT_DATAERR, gp_input_name(in), gp_input_line(in),
+			  "field 'type' is missing");
+	return 1;
+}
+
+static FILE *spool_open(void)
+{
+	FILE *f = tmpfile();
+
+	if (!f)
+		gp_die(GP_EXIT_SOFTWARE, "cannot create a spool file: %s", strerror(errno));
+	return f;
+}
+
+static void out_record(struct gp_out *o, json_t *rec)
+{
+	if (gp_out_json(o, rec) && o->err != EPIPE)
+		gp_die(GP_EXIT_SOFTWARE, "write error: %s", strerror(o->err ? o->err : errno));
+	json_decref(rec);
+}
+
+static int out_finish(struct gp_out *o)
+{
+	int err = o->err;
+
+	if (gp_out_close(o)) {
+		if (err == EPIPE || errno == EPIPE)
+			return 0;
+		gp_die(GP_EXIT_SOFTWARE, "write error: %s", strerror(errno));
+	}
+	return 0;
+}
+
+static json_t *jstr_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* ------------------------------------------------------------- validity */
+
+/* The rules of method §8.1, in the order they are reported. */
+enum rule {
+	R_FRAMING, R_HANG, R_TIMEOUT, R_VIP, R_BACKEND, R_PAIRED, N_RULES
+};
+static const char *const rule_name[N_RULES] = {
+	"invalid_framing", "hang_truncated", "backend_timeout", "vip_200",
+	"backend_health", "zero_paired",
+};
+
+struct vrun {
+	char *key, *arm, *run_id;
+	double rate;
+	long long rep;
+	long n_req, paired, hang, truncated, framing_req, timeouts;
+	long long framing_trailer, hang_trailer, truncated_trailer;
+	int have_framing_trailer;
+	int have_start, have_end;
+	int64_t start_ns, end_ns;
+	char *timeout_example;
+	/* results */
+	int checked[N_RULES];
+	int hit[N_RULES];
+	json_t *reasons;
+	int discarded;
+};
+
+enum { H_VIP, H_BACKEND, H_OTHER, H_SUMMARY };
+
+struct hrec {
+	int64_t at;
+	size_t order;
+	int kind, ok;
+	char *target, *at_text, *check;
+};
+
+struct round {
+	int64_t start, end;
+};
+
+struct validity {
+	struct vrun *runs;
+	size_t n_runs, cap_runs;
+	json_t *keys;		/* run key → index */
+	json_t *ids;		/* run id → run index */
+	char **idnames;		/* run id table for untied-by-key records */
+	size_t n_ids, cap_ids;
+	json_t *idtab;		/* run id → idnames index */
+	struct hrec *h;
+	size_t n_h, cap_h;
+	int strict;
+};
+
+static struct vrun *vrun_get(struct validity *v, const char *key, const char *arm, double rate,
+			     long long rep, long *idx)
+{
+	long i = map_get(v->keys, key);
+
+	if (i < 0) {
+		grow(&v->runs, &v->cap_runs, v->n_runs, sizeof(*v->runs));
+		i = (long)v->n_runs++;
+		v->runs[i].key = xstrdup(key);
+		v->runs[i].arm = xstrdup(arm);
+		v->runs[i].rate = rate;
+		v->runs[i].rep = rep;
+		map_put(v->keys, key, i);
+	}
+	*idx = i;
+	return &v->runs[i];
+}
+
+static void vrun_note_id(struct validity *v, struct vrun *r, long idx, const char *id)
+{
+	if (!id)
+		return;
+	if (!r->run_id)
+		r->run_id = xstrdup(id);
+	if (map_get(v->ids, id) < 0)
+		map_put(v->ids, id, idx);
+}
+
+static long id_index(struct validity *v, const char *id)
+{
+	long i = map_get(v->idtab, id);
+
+	if (i < 0) {
+		grow(&v->idnames, &v->cap_ids, v->n_ids, sizeof(*v->idnames));
+		i = (long)v->n_ids;
+		v->idnames[v->n_ids++] = xstrdup(id);
+		map_put(v->idtab, id, i);
+	}
+	return i;
+}
+
+static void add_health(struct validity *v, const json_t *o, const struct at *w, int summary)
+{
+	struct hrec *h;
+	const char *check = NULL;
+
+	grow(&v->h, &v->cap_h, v->n_h, sizeof(*v->h));
+	h = &v->h[v->n_h];
+	h->order = v->n_h;
+	h->at = need_time(o, "at", w);
+	h->at_text = xstrdup(gp_need_str(o, "at", w->file, w->line));
+	if (summary) {
+		h->kind = H_SUMMARY;
+		h->ok = 1;
+	} else {
+		check = gp_need_str(o, "check", w->file, w->line);
+		h->kind = !strcmp(check, "vip_chat") ? H_VIP :
+			  !strcmp(check, "backend_models") ? H_BACKEND : H_OTHER;
+		/* The checks we judge must say ok; the others only mark rounds. */
+		h->ok = h->kind == H_OTHER ? 1 : need_bool(o, "ok", w);
+		h->target = xstrdup(opt_str(o, "target", w));
+	}
+	h->check = xstrdup(check ? check : "health_summary");
+	v->n_h++;
+}
+
+static void note_request(struct validity *v, const json_t *o, const struct at *w, long *idx)
+{
+	const char *arm, *outcome, *error, *detail;
+	double rate, ttft, tpot;
+	long long rep, status = 0;
+	char *key = need_key(o, w, &arm, &rate, &rep);
+	struct vrun *r = vrun_get(v, key, arm, rate, rep, idx);
+
+	free(key);
+	vrun_note_id(v, r, *idx, opt_str(o, "run", w));
+	outcome = gp_need_str(o, "outcome", w->file, w->line);
+	if (strcmp(outcome, "ok") && strcmp(outcome, "single_token") && strcmp(outcome, "failed"))
+		gp_die_at(GP_EXIT_DATAERR, w->file, w->line,
+			  "field 'outcome' is '%s', not ok, single_token or failed", outcome);
+	error = opt_str(o, "error", w);
+	detail = opt_str(o, "error_detail", w);
+	opt_int(o, "http_status", w, &status);
+	r->n_req++;
+	if (!strcmp(outcome, "ok") && opt_num(o, "ttft_ms", w, &ttft) &&
+	    opt_num(o, "tpot_ms", w, &tpot))
+		r->paired++;
+	else {
+		opt_num(o, "ttft_ms", w, &ttft);
+		opt_num(o, "tpot_ms", w, &tpot);
+	}
+	if (!error)
+		return;
+	if (!strcmp(error, "hang"))
+		r->hang++;
+	else if (!strcmp(error, "truncated"))
+		r->truncated++;
+	else if (!strcmp(error, "invalid_framing"))
+		r->framing_req++;
+	if (gp_gate_backend_timeout(error, (long)status, detail)) {
+		r->timeouts++;
+		if (!r->timeout_example)
+			r->timeout_example = status && !strcmp(error, "http_status") ?
+				xasprintf("http %lld", status) :
+				xasprintf("%s: %.80s", error, detail ? detail : "");
+	}
+}
+
+static void note_run(struct validity *v, const json_t *o, const struct at *w, int trailer,
+		     long *idx)
+{
+	const char *arm;
+	double rate;
+	long long rep, n;
+	char *key = need_key(o, w, &arm, &rate, &rep);
+	struct vrun *r = vrun_get(v, key, arm, rate, rep, idx);
+	json_t *by;
+
+	free(key);
+	vrun_note_id(v, r, *idx, opt_str(o, "run", w));
+	if (!trailer) {
+		if (json_object_get(o, "started_at") && !json_is_null(json_object_get(o, "started_at"))) {
+			int64_t t = need_time(o, "started_at", w);
+
+			if (!r->have_start || t < r->start_ns)
+				r->start_ns = t;
+			r->have_start = 1;
+		}
+		return;
+	}
+	if (json_object_get(o, "ended_at") && !json_is_null(json_object_get(o, "ended_at"))) {
+		int64_t t = need_time(o, "ended_at", w);
+
+		if (!r->have_end || t > r->end_ns)
+			r->end_ns = t;
+		r->have_end = 1;
+	}
+	if (opt_int(o, "invalid_framing", w, &n)) {
+		r->framing_trailer += n;
+		r->have_framing_trailer = 1;
+	}
+	by = json_object_get(o, "by_error");
+	if (by && !json_is_null(by)) {
+		struct at w2 = *w;
+		int framing_counted = r->have_framing_trailer;
+
+		if (!json_is_object(by))
+			gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field 'by_error' is not an object");
+		/* by_error lists the classes that occurred: no key means none. */
+		r->have_framing_trailer = 1;
+		if (opt_int(by, "hang", &w2, &n))
+			r->hang_trailer += n;
+		if (opt_int(by, "truncated", &w2, &n))
+			r->truncated_trailer += n;
+		if (opt_int(by, "invalid_framing", &w2, &n) && !framing_counted)
+			r->framing_trailer += n;
+	}
+}
+
+static int hrec_cmp(const void *a, const void *b)
+{
+	const struct hrec *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void reason(struct vrun *r, enum rule rule, char *text)
+{
+	json_array_append_new(r->reasons, json_string(text));
+	free(text);
+	r->hit[rule] = 1;
+}
+
+static const char *plural(long long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/*
+ * The health rules.  Health records are grouped into rounds by time: sorted
+ * by "at", a round ends with each health_summary.  The window of a run runs
+ * from the start of the last round that ended at or before the run's
+ * started_at to the end of the first round that began at or after its ended_at
+ * (the run's own start or end when there is no such round); every health
+ * check inside the window — before, during, after — counts.
+ */
+static void health_rules(struct validity *v, struct vrun *r, const struct round *rounds,
+			 size_t n_rounds)
+{
+	int64_t s, e, lo, hi;
+	const struct round *before = NULL, *after = NULL;
+	long n_vip = 0, n_be = 0;
+
+	if (!r->have_start && !r->have_end)
+		return;
+	s = r->have_start ? r->start_ns : r->end_ns;
+	e = r->have_end ? r->end_ns : r->start_ns;
+	for (size_t i = 0; i < n_rounds; i++) {
+		if (rounds[i].end <= s && (!before || rounds[i].end >= before->end))
+			before = &rounds[i];
+		if (rounds[i].start >= e && (!after || rounds[i].start < after->start))
+			after = &rounds[i];
+	}
+	lo = before ? before->start : s;
+	hi = after ? after->end : e;
+	for (size_t i = 0; i < v->n_h; i++) {
+		const struct hrec *h = &v->h[i];
+
+		if (h->at < lo || h->at > hi)
+			continue;
+		if (h->kind == H_VIP) {
+			n_vip++;
+			if (!h->ok && !r->hit[R_VIP])
+				reason(r, R_VIP, xasprintf("vip_200: vip_chat check of %s failed at %s",
+							   h->target ? h->target : "the VIP",
+							   h->at_text));
+		} else if (h->kind == H_BACKEND) {
+			n_be++;
+			if (!h->ok && !r->hit[R_BACKEND])
+				reason(r, R_BACKEND,
+				       xasprintf("backend_health: backend_models check of %s failed at %s",
+						 h->target ? h->target : "a backend", h->at_text));
+		}
+	}
+	r->checked[R_VIP] = n_vip > 0;
+	r->checked[R_BACKEND] = n_be > 0;
+}
+
+static void judge(struct validity *v, struct vrun *r, const struct round *rounds, size_t nr)
+{
+	long long framing = r->framing_trailer > r->framing_req ? r->framing_trailer : r->framing_req;
+	long long hang = r->hang > r->hang_trailer ? r->hang : r->hang_trailer;
+	long long trunc = r->truncated > r->truncated_trailer ? r->truncated : r->truncated_trailer;
+
+	r->reasons = json_array();
+	r->checked[R_FRAMING] = r->have_framing_trailer;
+	r->checked[R_HANG] = r->checked[R_TIMEOUT] = r->checked[R_PAIRED] = 1;
+	if (framing > 0)
+		reason(r, R_FRAMING, xasprintf("invalid_framing: %lld %s", framing,
+					       plural(framing, "request", "requests")));
+	if (hang > 0)
+		reason(r, R_HANG, xasprintf("hang: %lld %s", hang, plural(hang, "request", "requests")));
+	if (trunc > 0)
+		reason(r, R_HANG, xasprintf("truncated: %lld %s", trunc,
+					    plural(trunc, "request", "requests")));
+	if (r->timeouts > 0)
+		reason(r, R_TIMEOUT, xasprintf("backend_timeout: %ld %s (first: %s)", r->timeouts,
+					       plural(r->timeouts, "request", "requests"),
+					       r->timeout_example));
+	health_rules(v, r, rounds, nr);
+	if (r->paired == 0)
+		reason(r, R_PAIRED, xasprintf("zero_paired: no ok request with both ttft_ms and "
+					      "tpot_ms (%ld attempted)", r->n_req));
+	if (v->strict)
+		for (int k = 0; k < N_RULES; k++)
+			if (!r->checked[k])
+				json_array_append_new(r->reasons,
+						      json_sprintf("not_checked: %s", rule_name[k]));
+	r->discarded = json_array_size(r->reasons) > 0;
+}
+
+static json_t *run_ident(const struct vrun *r, const char *type)
+{
+	return json_pack("{s:s, s:s, s:o, s:I, s:o}", "type", type, "arm", r->arm,
+			 "rate_rps", gp_json_real(r->rate), "rep", (json_int_t)r->rep,
+			 "run", jstr_or_null(r->run_id));
+}
+
+static int cmd_validity(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "strict", no_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct validity v = { 0 };
+	struct gp_input in;
+	struct gp_out out;
+	const char *output = NULL;
+	FILE *spool = spool_open();
+	char *line = NULL;
+	size_t len, cap = 0, n_rounds = 0, kept = 0, dropped = 0;
+	struct round *rounds = NULL;
+	json_t *o, *rec, *runs, *rules;
+	ssize_t got;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': v.strict = 1; break;
+		case 'o': output = optarg; break;
+		case 'h': gp_print_help(usage);
+		case 'V': gp_print_version();
+		default: gp_usage_error("unknown option");
+		}
+	}
+	v.keys = json_object();
+	v.ids = json_object();
+	v.idtab = json_object();
+	gp_input_init(&in, argv + optind, argc - optind);
+
+	/* Pass 1: spool every record with its tie ("K<run>", "I<run id>" or "-"),
+	 * gather the evidence of each run in memory (counts, not records). */
+	{
+		char *ln;
+
+		while (next_record(&in, &ln, &len, &o)) {
+			struct at w = { gp_input_name(&in), gp_input_line(&in) };
+			const char *type = gp_json_type(o), *id;
+			long idx = -1;
+
+			if (!strcmp(type, "request"))
+				note_request(&v, o, &w, &idx);
+			else if (!strcmp(type, "run"))
+				note_run(&v, o, &w, 0, &idx);
+			else if (!strcmp(type, "run_end"))
+				note_run(&v, o, &w, 1, &idx);
+			else if (!strcmp(type, "health"))
+				add_health(&v, o, &w, 0);
+			else if (!strcmp(type, "health_summary"))
+				add_health(&v, o, &w, 1);
+			if (!strcmp(type, "validity")) {
+				json_decref(o);
+				continue;	/* replaced by this pass's record */
+			}
+			if (idx >= 0)
+				fprintf(spool, "K%ld\t", idx);
+			else if (strcmp(type, "discard") && strcmp(type, "health") &&
+				 strcmp(type, "health_summary") && (id = opt_str(o, "run", &w)))
+				fprintf(spool, "I%ld\t", id_index(&v, id));
+			else
+				fputs("-\t", spool);
+			fwrite(ln, 1, len, spool);
+			putc('\n', spool);
+			json_decref(o);
+		}
+		gp_input_release(&in);
+	}
+	if (fflush(spool) || ferror(spool))
+		gp_die(GP_EXIT_SOFTWARE, "spool write error: %s", strerror(errno));
+
+	/* Judge every run. */
+	qsort(v.h, v.n_h, sizeof(*v.h), hrec_cmp);
+	for (size_t i = 0; i < v.n_h; i++) {
+		if (i == 0 || v.h[i - 1].kind == H_SUMMARY) {
+			grow(&rounds, &cap, n_rounds, sizeof(*rounds));
+			rounds[n_rounds++].start = v.h[i].at;
+		}
+		rounds[n_rounds - 1].end = v.h[i].at;
+	}
+	cap = 0;
+	for (size_t i = 0; i < v.n_runs; i++) {
+		judge(&v, &v.runs[i], rounds, n_rounds);
+		if (v.runs[i].discarded)
+			dropped++;
+		else
+			kept++;
+	}
+
+	/* Pass 2: re-emit the spool without the records of discarded runs. */
+	if (gp_out_open(&out, output, 0))
+		gp_die(GP_EXIT_SOFTWARE, "%s: %s", output ? output : "stdout", strerror(errno));
+	rewind(spool);
+	while ((got = getline(&line, &cap, spool)) > 0) {
+		char *tab = strchr(line, '\t');
+		long idx = -1;
+
+		if (!tab)
+			gp_die(GP_EXIT_SOFTWARE, "spool is corrupt");
+		if (line[0] == 'K')
+			idx = strtol(line + 1, NULL, 10);
+		else if (line[0] == 'I')
+			idx = map_get(v.ids, v.idnames[strtol(line + 1, NULL, 10)]);
+		if (idx >= 0 && v.runs[idx].discarded)
+			continue;
+		if (got > 0 && line[got - 1] == '\n')
+			got--;
+		if (gp_out_line(&out, tab + 1, (size_t)(got - (tab + 1 - line))) && errno == EPIPE)
+			break;
+	}
+	free(line);
+	fclose(spool);
+
+	runs = json_array();
+	rules = json_array();
+	for (size_t i = 0; i < v.n_runs; i++) {
+		struct vrun *r = &v.runs[i];
+		json_t *nc = json_array();
+
+		for (int k = 0; k < N_RULES; k++)
+			if (!r->checked[k])
+				json_array_append_new(nc, json_string(rule_name[k]));
+		if (r->discarded) {
+			rec = run_ident(r, "discard");
+			json_object_set(rec, "reasons", r->reasons);
+			out_record(&out, rec);
+		}
+		rec = run_ident(r, "run");
+		json_object_del(rec, "type");
+		json_object_set_new(rec, "verdict", json_string(r->discarded ? "discarded" : "kept"));
+		json_object_set_new(rec, "not_checked", nc);
+		json_array_append_new(runs, rec);
+	}
+	for (int k = 0; k < N_RULES; k++) {
+		long nc = 0, hit = 0;
+
+		for (size_t i = 0; i < v.n_runs; i++) {
+			nc += !v.runs[i].checked[k];
+			hit += v.runs[i].hit[k];
+		}
+		json_array_append_new(rules, json_pack("{s:s, s:s, s:I, s:I}", "rule", rule_name[k],
+						       "status", nc || !v.n_runs ? "not_checked" : "checked",
+						       "not_checked_runs", (json_int_t)nc,
+						       "discarded", (json_int_t)hit));
+	}
+	out_record(&out, json_pack("{s:s, s:I, s:I, s:o, s:o, s:b}", "type", "validity",
+				   "kept", (json_int_t)kept, "discarded", (json_int_t)dropped,
+				   "runs", runs, "rules", rules, "strict", v.strict));
+	out_finish(&out);
+
+	if (v.n_runs == 0)
+		gp_warn("no runs in the input (no request, run or run_end records)");
+	else if (kept == 0)
+		gp_warn("every run was discarded (%zu)", dropped);
+	else if (dropped)
+		gp_info("kept %zu runs, discarded %zu", kept, dropped);
+	for (size_t i = 0; i < v.n_runs; i++) {
+		free(v.runs[i].key);
+		free(v.runs[i].arm);
+		free(v.runs[i].run_id);
+		free(v.runs[i].timeout_example);
+		json_decref(v.runs[i].reasons);
+	}
+	for (size_t i = 0; i < v.n_h; i++) {
+		free(v.h[i].target);
+		free(v.h[i].at_text);
+		free(v.h[i].check);
+	}
+	for (size_t i = 0; i < v.n_ids; i++)
+		free(v.idnames[i]);
+	free(v.idnames);
+	free(v.runs);
+	free(v.h);
+	free(rounds);
+	json_decref(v.keys);
+	json_decref(v.ids);
+	json_decref(v.idtab);
+	return kept > 0 ? GP_EXIT_OK : GP_EXIT_NEGATIVE;
+}
+
+/* -------------------------------------------------------------- publish */
+
+struct popts {
+	long min_reps, rep_cap, min_floor_reps;
+	double max_cv, deadline_s, min_tpot_ms, miss_ratio;
+	int have_deadline, strict, pass, quiet;
+	const char *fleet_path, *awk, *jq, *awk_dir, *output;
+};
+
+/* Metric series the dual proof reads, summed over labels and targets. */
+enum { M_HIT, M_MISS, M_VHIT, M_VQUERY, N_METRICS };
+
+struct snap {
+	long run;		/* index into runs */
+	char *target;
+	int seen[2];		/* a snapshot of this phase was read */
+	int have[2][N_METRICS];
+	double val[2][N_METRICS];	/* [phase][metric] */
+};
+
+struct prun {
+	char *id, *arm;
+	long requests;
+	double attempted;
+	int have_attempted;
+};
+
+struct parm {
+	char *name;
+	long completed, receipts;
+};
+
+struct publish {
+	struct popts *opt;
+	struct gp_fleet fleet;
+	int have_fleet;
+	const char *metric[N_METRICS];
+	json_t *validity;	/* the last validity record, or NULL */
+	json_t *summaries;	/* arm_summary records, in order */
+	json_t *floors;		/* noise_floor records */
+	long n_slo, n_goodfrac, n_requests;
+	struct prun *runs;
+	size_t n_runs, cap_runs;
+	json_t *run_ids;
+	struct parm *arms;
+	size_t n_arms, cap_arms;
+	json_t *arm_ids;
+	struct snap *snaps;
+	size_t n_snaps, cap_snaps;
+	json_t *snap_ids;
+	json_t *reasons, *footnotes;
+	json_t *stab;		/* the stability records written, for the table */
+	int not_checked;	/* something was not checked (for --strict) */
+};
+
+static long prun_get(struct publish *p, const char *id)
+{
+	long i = map_get(p->run_ids, id);
+
+	if (i < 0) {
+		grow(&p->runs, &p->cap_runs, p->n_runs, sizeof(*p->runs));
+		i = (long)p->n_runs++;
+		p->runs[i].id = xstrdup(id);
+		map_put(p->run_ids, id, i);
+	}
+	return i;
+}
+
+static struct parm *parm_get(struct publish *p, const char *name)
+{
+	long i = map_get(p->arm_ids, name);
+
+	if (i < 0) {
+		grow(&p->arms, &p->cap_arms, p->n_arms, sizeof(*p->arms));
+		i = (long)p->n_arms++;
+		p->arms[i].name = xstrdup(name);
+		map_put(p->arm_ids, name, i);
+	}
+	return &p->arms[i];
+}
+
+/* Does series "name{labels}" (or "name") belong to metric `name`? */
+static int series_is(const char *series, const char *name)
+{
+	size_t n;
+
+	if (!name)
+		return 0;
+	n = strlen(name);
+	return !strncmp(series, name, n) && (series[n] == 0 || series[n] == '{');
+}
+
+static void note_metrics(struct publish *p, const json_t *o, const struct at *w)
+{
+	const char *run = opt_str(o, "run", w), *phase = opt_str(o, "phase", w);
+	const char *target = opt_str(o, "target", w), *arm = opt_str(o, "arm", w);
+	json_t *samples = json_object_get(o, "samples"), *val;
+	const char *series;
+	struct snap *s;
+	char *key;
+	long i, ph;
+
+	if (!run || !phase || (strcmp(phase, "before") && strcmp(phase, "after")))
+		return;		/* not a per-run snapshot: no use to the dual proof */
+	if (samples && !json_is_null(samples) && !json_is_object(samples))
+		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field 'samples' is not an object");
+	if (!samples || json_is_null(samples) || json_object_get(o, "error"))
+		return;		/* a failed scrape is no snapshot */
+	ph = !strcmp(phase, "after");
+	i = prun_get(p, run);
+	if (arm && !p->runs[i].arm)
+		p->runs[i].arm = xstrdup(arm);
+	key = xasprintf("%ld\x1f%s", i, target ? target : "");
+	if (map_get(p->snap_ids, key) < 0) {
+		grow(&p->snaps, &p->cap_snaps, p->n_snaps, sizeof(*p->snaps));
+		p->snaps[p->n_snaps].run = i;
+		p->snaps[p->n_snaps].target = xstrdup(target);
+		map_put(p->snap_ids, key, (long)p->n_snaps++);
+	}
+	s = &p->snaps[map_get(p->snap_ids, key)];
+	free(key);
+	/* before: the first snapshot counts; after: the last. */
+	if (ph == 0 && s->seen[0])
+		return;
+	s->seen[ph] = 1;
+	memset(s->have[ph], 0, sizeof(s->have[ph]));
+	memset(s->val[ph], 0, sizeof(s->val[ph]));
+	json_object_foreach(samples, series, val) {
+		if (!json_is_number(val))
+			continue;
+		for (int m = 0; m < N_METRICS; m++) {
+			if (series_is(series, p->metric[m])) {
+				s->val[ph][m] += json_number_value(val);
+				s->have[ph][m] = 1;
+			}
+		}
+	}
+}
+
+static void note_publish_record(struct publish *p, const json_t *o, const struct at *w)
+{
+	const char *type = gp_json_type(o);
+
+	if (!strcmp(type, "request")) {
+		const char *arm = gp_need_str(o, "arm", w->file, w->line);
+		const char *outcome = gp_need_str(o, "outcome", w->file, w->line);
+		const char *run = opt_str(o, "run", w), *receipt;
+		struct parm *a = parm_get(p, arm);
+
+		p->n_requests++;
+		if (run) {
+			long i = prun_get(p, run);
+
+			p->runs[i].requests++;
+			if (!p->runs[i].arm)
+				p->runs[i].arm = xstrdup(arm);
+		}
+		if (!strcmp(outcome, "ok") || !strcmp(outcome, "single_token")) {
+			a->completed++;
+			receipt = opt_str(o, "receipt", w);
+			if (receipt && *receipt)
+				a->receipts++;
+		}
+	} else if (!strcmp(type, "run_end")) {
+		const char *run = opt_str(o, "run", w);
+		double att;
+
+		if (run && opt_num(o, "attempted", w, &att)) {
+			long i = prun_get(p, run);
+
+			p->runs[i].attempted += att;
+			p->runs[i].have_attempted = 1;
+		}
+	} else if (!strcmp(type, "metrics")) {
+		note_metrics(p, o, w);
+	} else if (!strcmp(type, "validity")) {
+		json_decref(p->validity);
+		p->validity = json_incref((json_t *)o);
+	} else if (!strcmp(type, "arm_summary")) {
+		gp_need_str(o, "arm", w->file, w->line);
+		gp_need_num(o, "rate_rps", w->file, w->line);
+		gp_need_int(o, "reps", w->file, w->line);
+		json_array_append((json_t *)p->summaries, (json_t *)o);
+	} else if (!strcmp(type, "noise_floor")) {
+		json_array_append(p->floors, (json_t *)o);
+	} else if (!strcmp(type, "slo")) {
+		p->n_slo++;
+	} else if (!strcmp(type, "goodfrac")) {
+		p->n_goodfrac++;
+	}
+}
+
+static void because(struct publish *p, char *text)
+{
+	json_array_append_new(p->reasons, json_string(text));
+	free(text);
+}
+
+/* --- stability */
+
+static void stability(struct publish *p, struct gp_out *out)
+{
+	size_t i;
+	json_t *s;
+
+	if (!json_array_size(p->summaries))
+		because(p, xasprintf("stability: no arm_summary records (run gp-analyze first)"));
+	json_array_foreach(p->summaries, i, s) {
+		const char *arm = json_string_value(json_object_get(s, "arm"));
+		double rate = json_number_value(json_object_get(s, "rate_rps"));
+		long reps = (long)json_integer_value(json_object_get(s, "reps"));
+		double cv = NAN, mean = NAN, cv_used;
+		enum gp_stability verdict;
+		long add;
+		char *foot = NULL;
+		json_t *rec;
+
+		gp_json_num(s, "cv", &cv);
+		gp_json_num(s, "mean_good_fraction", &mean);
+		cv_used = cv;
+		/* Every rep at good fraction 0: sd 0, CV undefined; stable at zero. */
+		if (isnan(cv) && reps >= 2 && mean == 0)
+			cv_used = 0;
+		verdict = gp_stability_verdict(reps, cv_used, p->opt->min_reps, p->opt->max_cv,
+					       p->opt->rep_cap);
+		add = gp_gate_add_reps(reps, cv_used, p->opt->min_reps, p->opt->max_cv,
+				       p->opt->rep_cap);
+		if (verdict == GP_STABILITY_PUBLISHABLE_WITH_FOOTNOTE)
+			foot = xasprintf("%s at %g rps: residual CV %.4g over the %g bound at the "
+					 "%ld-rep cap", arm, rate, cv, p->opt->max_cv, reps);
+		else if (cv_used != cv && verdict == GP_STABILITY_PUBLISHABLE)
+			foot = xasprintf("%s at %g rps: every rep had good fraction 0 (CV undefined, "
+					 "taken as 0)", arm, rate);
+		if (foot)
+			json_array_append_new(p->footnotes, json_string(foot));
+		if (verdict == GP_STABILITY_ADD_REPLICATES) {
+			char cvs[32] = "undefined";
+
+			if (!isnan(cv))
+				snprintf(cvs, sizeof(cvs), "%.4g", cv);
+			because(p, xasprintf("stability: %s at %g rps: ADD_REPLICATES (%ld reps, CV %s; "
+					     "add %ld)", arm, rate, reps, cvs, add));
+		}
+		rec = json_pack("{s:s, s:s, s:O, s:I, s:o, s:s, s:I, s:o, s:I, s:f, s:o}",
+				"type", "stability", "arm", arm,
+				"rate_rps", json_object_get(s, "rate_rps"), "reps", (json_int_t)reps,
+				"cv", gp_json_real(cv), "verdict", gp_stability_name(verdict),
+				"add_reps", (json_int_t)add, "footnote", jstr_or_null(foot),
+				"min_reps", (json_int_t)p->opt->min_reps,
+				"max_cv", p->opt->max_cv,
+				"rep_cap", p->opt->rep_cap > 0 ?
+				json_integer(p->opt->rep_cap) : json_null());
+		json_array_append(p->stab, rec);
+		out_record(out, rec);
+		free(foot);
+	}
+}
+
+/*
+ * The noise floor's baseline minimum: enough floor reps to resolve a
+ * difference δ.  Reported in its own record, never part of the publish
+ * verdict (method §8.2: the two are different things).
+ */
+static void floor_checks(struct publish *p, struct gp_out *out)
+{
+	size_t i;
+	json_t *f;
+
+	json_array_foreach(p->floors, i, f) {
+		long long reps = 0;
+		double hw = NAN;
+
+		gp_json_int(f, "reps", &reps);
+		gp_json_num(f, "half_width", &hw);
+		out_record(out, json_pack("{s:s, s:O, s:O, s:I, s:I, s:b, s:o}",
+					  "type", "floor_check",
+					  "arm", json_object_get(f, "arm") ? json_object_get(f, "arm") : json_null(),
+					  "rate_rps", json_object_get(f, "rate_rps") ?
+					  json_object_get(f, "rate_rps") : json_null(),
+					  "reps", (json_int_t)reps,
+					  "min_reps", (json_int_t)p->opt->min_floor_reps,
+					  "resolvable", reps >= p->opt->min_floor_reps && !isnan(hw),
+					  "half_width", gp_json_real(hw)));
+	}
+}
+
+/* --- integrity: jq flattens, POSIX awk re-derives (share/awk/) */
+
+static char *tmp_dir;
+
+static void tmp_cleanup(void)
+{
+	static const char *const names[] = { "records.ndjson", "flat.tsv" };
+
+	if (!tmp_dir)
+		return;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *p = xasprintf("%s/%s", tmp_dir, names[i]);
+
+		unlink(p);
+		free(p);
+	}
+	rmdir(tmp_dir);
+	free(tmp_dir);
+	tmp_dir = NULL;
+}
+
+static void tmp_make(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	tmp_dir = xasprintf("%s/gp-verify.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(tmp_dir))
+		gp_die(GP_EXIT_SOFTWARE, "cannot create a temporary directory in %s: %s",
+		       t && *t ? t : "/tmp", strerror(errno));
+	atexit(tmp_cleanup);
+}
+
+/*
+ * Run argv (PATH search) with stdin from /dev/null and stdout into out_fd, or
+ * into *buf (NUL-terminated, caller frees) when out_fd < 0.  Returns the exit
+ * status, 128 + signal, or -1 with err set when the program could not start.
+ */
+static int run_child(char *const argv[], int out_fd, char **buf, char *err, size_t errlen)
+{
+	posix_spawn_file_actions_t fa;
+	int pfd[2] = { -1, -1 }, rc, st;
+	size_t len = 0, cap = 0;
+	pid_t pid;
+
+	if (out_fd < 0 && pipe(pfd)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out_fd >= 0 ? out_fd : pfd[1], 1);
+	if (pfd[0] >= 0) {
+		posix_spawn_file_actions_addclose(&fa, pfd[0]);
+		posix_spawn_file_actions_addclose(&fa, pfd[1]);
+	}
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	if (rc) {
+		if (pfd[0] >= 0)
+			close(pfd[0]);
+		snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(rc));
+		return -1;
+	}
+	if (pfd[0] >= 0) {
+		*buf = NULL;
+		for (;;) {
+			ssize_t n;
+
+			grow(buf, &cap, len + 4096, 1);
+			n = read(pfd[0], *buf + len, cap - len - 1);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			len += (size_t)n;
+		}
+		(*buf)[len] = 0;
+		close(pfd[0]);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(err, errlen, "waitpid: %s", strerror(errno));
+			return -1;
+		}
+	check_stop();	/* the child shared our terminal's SIGINT */
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}
+
+static int file_exists(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	struct stat sb;
+	int r = stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+
+	free(p);
+	return r;
+}
+
+/* --awk-dir, $GP_AWK_DIR, <exe>/../share/awk, <exe>/../share/gp/awk, SHAREDIR/awk. */
+static char *find_awk_dir(const char *opt)
+{
+	char exe[PATH_MAX], *slash, *c;
+	const char *env = getenv("GP_AWK_DIR");
+	ssize_t n;
+
+	if (opt)
+		return xstrdup(opt);
+	if (env && *env)
+		return xstrdup(env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			c = xasprintf("%s/../share/awk", exe);
+			if (file_exists(c, "common.awk"))
+				return c;
+			free(c);
+			c = xasprintf("%s/../share/gp/awk", exe);
+			if (file_exists(c, "common.awk"))
+				return c;
+			free(c);
+		}
+	}
+	return xstrdup(GP_SHAREDIR "/awk");
+}
+
+struct check_out {
+	const char *script;
+	const char *const checks[3];
+};
+
+static const struct check_out scripts[] = {
+	{ "counts.awk", { "denominator", "conservation", NULL } },
+	{ "units.awk", { "units", NULL } },
+	{ "recount.awk", { "recount", NULL } },
+	{ "interval.awk", { "cv", "interval", NULL } },
+};
+
+static void integrity_record(struct publish *p, struct gp_out *out, const char *check,
+			     const char *status, const char *detail)
+{
+	int ok = !strcmp(status, "ok"), fail = !strcmp(status, "fail");
+
+	if (!ok && !fail)
+		status = "not_checked";
+	if (fail)
+		because(p, xasprintf("integrity: %s failed: %s", check, detail));
+	else if (!ok)
+		because(p, xasprintf("integrity: %s not checked: %s", check, detail));
+	if (!ok && !fail)
+		p->not_checked = 1;
+	out_record(out, json_pack("{s:s, s:s, s:o, s:s, s:s}", "type", "integrity",
+				  "check", check, "ok", ok ? json_true() : fail ? json_false() : json_null(),
+				  "status", status, "detail", detail));
+}
+
+static void integrity(struct publish *p, struct gp_out *out, const char *records_path)
+{
+	char err[512], *dir = find_awk_dir(p->opt->awk_dir);
+	char *flat = xasprintf("%s/flat.tsv", tmp_dir);
+	char *jqf = xasprintf("%s/flatten.jq", dir);
+	char *jq_argv[] = { (char *)p->opt->jq, "-r", "-f", jqf, (char *)records_path, NULL };
+	char dl[64] = "", tp[64], *problem = NULL;
+	int fd, rc;
+
+	if (!file_exists(dir, "common.awk") || !file_exists(dir, "flatten.jq"))
+		problem = xasprintf("no integrity scripts in %s (set --awk-dir or GP_AWK_DIR)", dir);
+	fd = open(flat, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (!problem && fd < 0)
+		problem = xasprintf("cannot create %s: %s", flat, strerror(errno));
+	if (!problem) {
+		rc = run_child(jq_argv, fd, NULL, err, sizeof(err));
+		if (rc < 0)
+			problem = xstrdup(err);
+		else if (rc)
+			problem = xasprintf("%s exited with status %d flattening the records", p->opt->jq, rc);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (p->opt->have_deadline)
+		snprintf(dl, sizeof(dl), "deadline_s=%.17g", p->opt->deadline_s);
+	else
+		snprintf(dl, sizeof(dl), "deadline_s=");
+	snprintf(tp, sizeof(tp), "min_tpot_ms=%.17g", p->opt->min_tpot_ms);
+	for (size_t s = 0; s < sizeof(scripts) / sizeof(scripts[0]); s++) {
+		char *common = xasprintf("%s/common.awk", dir), *tdist = xasprintf("%s/tdist.awk", dir);
+		char *script = xasprintf("%s/%s", dir, scripts[s].script), *buf = NULL;
+		char *av[] = { (char *)p->opt->awk, "-v", dl, "-v", tp, "-f", common, "-f", tdist,
+			       "-f", script, flat, flat, NULL };
+		int seen[3] = { 0, 0, 0 };
+
+		if (!problem) {
+			rc = run_child(av, -1, &buf, err, sizeof(err));
+			if (rc < 0 || rc) {
+				char *why = rc < 0 ? xstrdup(err) :
+					    xasprintf("%s -f %s exited with status %d", p->opt->awk,
+						      scripts[s].script, rc);
+
+				for (int k = 0; scripts[s].checks[k]; k++)
+					integrity_record(p, out, scripts[s].checks[k], "not_checked", why);
+				free(why);
+				free(buf);
+				buf = NULL;
+				goto next;
+			}
+			for (char *ln = buf, *nl; ln && *ln; ln = nl) {
+				char *t1, *t2;
+
+				nl = strchr(ln, '\n');
+				if (nl)
+					*nl++ = 0;
+				else
+					nl = ln + strlen(ln);
+				t1 = strchr(ln, '\t');
+				t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+				if (!t2)
+					continue;
+				*t1 = *t2 = 0;
+				for (int k = 0; scripts[s].checks[k]; k++)
+					if (!strcmp(ln, scripts[s].checks[k]))
+						seen[k] = 1;
+				integrity_record(p, out, ln, t1 + 1, t2 + 1);
+			}
+		}
+		for (int k = 0; scripts[s].checks[k]; k++)
+			if (!seen[k])
+				integrity_record(p, out, scripts[s].checks[k], "not_checked",
+						 problem ? problem : "the awk script did not report it");
+next:
+		free(buf);
+		free(common);
+		free(tdist);
+		free(script);
+	}
+	free(problem);
+	free(flat);
+	free(jqf);
+	free(dir);
+}
+
+/* --- dual proof: routing decision (metrics) vs delivery (receipts) */
+
+/* Sum over the run's targets of the counter's increase; 0/1 in *have. */
+static double run_delta(const struct publish *p, long run, int m, int *have)
+{
+	double d = 0;
+
+	*have = 0;
+	for (size_t i = 0; i < p->n_snaps; i++) {
+		const struct snap *s = &p->snaps[i];
+
+		if (s->run != run || !s->have[0][m] || !s->have[1][m])
+			continue;
+		d += gp_gate_counter_delta(s->val[0][m], s->val[1][m]);
+		*have = 1;
+	}
+	return d;
+}
+
+static void dual_proof(struct publish *p, struct gp_out *out)
+{
+	for (size_t a = 0; a < p->n_arms; a++) {
+		const struct parm *arm = &p->arms[a];
+		const struct gp_fleet_arm *fa = p->have_fleet ? gp_fleet_arm(&p->fleet, arm->name) : NULL;
+		const char *ev = "not_checked", *dev = "not_checked";
+		json_t *dok = json_null(), *lok = json_null();
+		char *dd = NULL, *ld = NULL;
+		int need_decision = 0, need_delivery = 0;
+
+		if (!p->have_fleet) {
+			dd = xstrdup("no --fleet file");
+			ld = xstrdup("no --fleet file");
+		} else if (!fa) {
+			dd = xasprintf("arm '%s' is not in the fleet file", arm->name);
+			ld = xstrdup(dd);
+			need_decision = need_delivery = 1;
+		}
+		if (fa && !fa->routes_by_cache) {
+			ev = "not_applicable";
+			dd = xstrdup("the arm does not route by cache");
+		} else if (fa) {
+			int gw = p->fleet.cache_hit_metric != NULL;
+			int mh = gw ? M_HIT : M_VHIT;
+			long runs = 0, moved = 0, climbed = 0, miss_runs = 0;
+			double hits = 0, miss = 0, queries = 0, reqs = 0;
+
+			need_decision = 1;
+			for (size_t r = 0; r < p->n_runs; r++) {
+				int have, hm, hq;
+				double d, dm, dq, att;
+
+				if (!p->runs[r].arm || strcmp(p->runs[r].arm, arm->name))
+					continue;
+				d = run_delta(p, (long)r, mh, &have);
+				if (!have)
+					continue;
+				runs++;
+				hits += d;
+				moved += d > 0;
+				att = p->runs[r].have_attempted ? p->runs[r].attempted :
+				      (double)p->runs[r].requests;
+				reqs += att;
+				if (gw) {
+					dm = run_delta(p, (long)r, M_MISS, &hm);
+					if (hm) {
+						miss_runs++;
+						miss += dm;
+						climbed += gp_gate_miss_climb(dm, att, p->opt->miss_ratio);
+					}
+				} else {
+					dq = run_delta(p, (long)r, M_VQUERY, &hq);
+					if (hq)
+						queries += dq;
+				}
+			}
+			if (runs == 0) {
+				dd = xasprintf("no before/after metrics snapshots of %s for this arm's runs",
+					       p->metric[mh]);
+			} else if (gw) {
+				ev = "gateway_counters";
+				dok = json_boolean(moved == runs && climbed == 0);
+				dd = xasprintf("%s +%.0f over %ld runs (%ld did not move)%s", p->metric[M_HIT],
+					       hits, runs, runs - moved, "");
+				if (p->metric[M_MISS] && miss_runs) {
+					char *t = xasprintf("%s; %s +%.0f over %.0f requests (%ld of %ld runs at "
+							    "or over %g misses per request: fallback)",
+							    dd, p->metric[M_MISS], miss, reqs, climbed,
+							    miss_runs, p->opt->miss_ratio);
+					free(dd);
+					dd = t;
+				} else if (p->metric[M_MISS]) {
+					char *t = xasprintf("%s; no snapshots of %s", dd, p->metric[M_MISS]);
+					free(dd);
+					dd = t;
+				}
+			} else {
+				ev = "backend_prefix_cache";
+				dok = json_boolean(moved == runs);
+				dd = xasprintf("no gateway cache_hit_metric; backends' %s +%.0f over %ld runs "
+					       "(%ld did not move), %s +%.0f (hit ratio %.3g)",
+					       p->metric[M_VHIT], hits, runs, runs - moved,
+					       p->metric[M_VQUERY], queries,
+					       queries > 0 ? hits / queries : NAN);
+			}
+		}
+		if (fa) {
+			int expects = fa->disaggregated == 1 ||
+				      (fa->disaggregated == -1 && p->fleet.receipt_header);
+
+			if (!expects) {
+				dev = "not_applicable";
+				ld = xstrdup("the arm is not disaggregated (no receipt expected)");
+			} else if (arm->completed == 0) {
+				need_delivery = 1;
+				ld = xstrdup("no completed request that could carry a receipt");
+			} else {
+				need_delivery = 1;
+				dev = "receipt";
+				lok = json_boolean(arm->receipts == arm->completed);
+				ld = xasprintf("%ld of %ld completed requests carried a receipt",
+					       arm->receipts, arm->completed);
+			}
+		}
+		if (json_is_false(dok))
+			because(p, xasprintf("dual_proof: arm %s: decision: %s", arm->name, dd));
+		else if (json_is_null(dok) && need_decision)
+			because(p, xasprintf("dual_proof: arm %s: decision not checked: %s", arm->name, dd));
+		if (json_is_false(lok))
+			because(p, xasprintf("dual_proof: arm %s: delivery: %s", arm->name, ld));
+		else if (json_is_null(lok) && need_delivery)
+			because(p, xasprintf("dual_proof: arm %s: delivery not checked: %s", arm->name, ld));
+		if (!strcmp(ev, "not_checked") || !strcmp(dev, "not_checked")) {
+			p->not_checked = 1;
+			if (p->opt->strict && !need_decision && !need_delivery)
+				because(p, xasprintf("dual_proof: arm %s: not checked (--strict): %s",
+						     arm->name, dd));
+		}
+		{
+			char *detail = xasprintf("decision: %s; delivery: %s", dd, ld);
+
+			out_record(out, json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s}",
+						  "type", "dual_proof", "arm", arm->name,
+						  "decision_ok", dok, "delivery_ok", lok,
+						  "evidence", ev, "delivery_evidence", dev,
+						  "detail", detail));
+			free(detail);
+		}
+		free(dd);
+		free(ld);
+	}
+}
+
+/* --- the verdict */
+
+static void validity_gate(struct publish *p)
+{
+	long long kept = 0;
+	size_t i;
+	json_t *r;
+	int strict = 0;
+
+	if (!p->validity) {
+		because(p, xasprintf("validity: no validity record (run gp-verify validity first)"));
+		return;
+	}
+	gp_json_int(p->validity, "kept", &kept);
+	gp_json_bool(p->validity, "strict", &strict);
+	if (kept <= 0)
+		because(p, xasprintf("validity: no run survived the validity filter"));
+	json_array_foreach(json_object_get(p->validity, "rules"), i, r) {
+		const char *st = json_string_value(json_object_get(r, "status"));
+
+		if (st && strcmp(st, "checked")) {
+			p->not_checked = 1;
+			if (p->opt->strict && !strict)
+				because(p, xasprintf("validity: rule %s not checked (--strict)",
+						     json_string_value(json_object_get(r, "rule"))));
+		}
+	}
+}
+
+static void table(struct publish *p, int publishable)
+{
+	size_t i;
+	json_t *s;
+
+	if (p->opt->quiet)
+		return;
+	fprintf(stderr, "%s: %s\n", gp_progname(), publishable ? "PUBLISHABLE" : "NOT PUBLISHABLE");
+	json_array_foreach(p->stab, i, s) {
+		double cv = NAN, rate = NAN;
+
+		gp_json_num(s, "cv", &cv);
+		gp_json_num(s, "rate_rps", &rate);
+		fprintf(stderr, "  %-16s %8g rps  %3lld reps  CV %-8.4g %s\n",
+			json_string_value(json_object_get(s, "arm")), rate,
+			(long long)json_integer_value(json_object_get(s, "reps")), cv,
+			json_string_value(json_object_get(s, "verdict")));
+	}
+	json_array_foreach(p->reasons, i, s)
+		fprintf(stderr, "  - %s\n", json_string_value(s));
+	json_array_foreach(p->footnotes, i, s)
+		fprintf(stderr, "  * %s\n", json_string_value(s));
+}
+
+static int cmd_publish(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "min-reps", required_argument, NULL, 'm' },
+		{ "max-cv", required_argument, NULL, 'c' },
+		{ "rep-cap", required_argument, NULL, 'C' },
+		{ "fleet", required_argument, NULL, 'f' },
+		{ "deadline-s", required_argument, NULL, 'd' },
+		{ "min-tpot-ms", required_argument, NULL, 't' },
+		{ "miss-ratio", required_argument, NULL, 'r' },
+		{ "min-floor-reps", required_argument, NULL, 'F' },
+		{ "awk", required_argument, NULL, 'a' },
+		{ "jq", required_argument, NULL, 'j' },
+		{ "awk-dir", required_argument, NULL, 'A' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "pass", no_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct popts opt = {
+		.min_reps = 5, .max_cv = 0.10, .rep_cap = 0, .min_floor_reps = 3,
+		.min_tpot_ms = 0.05, .miss_ratio = 0.9, .awk = "awk", .jq = "jq",
+	};
+	struct publish p = { .opt = &opt };
+	struct gp_input in;
+	struct gp_out out;
+	char *records_path, *ln;
+	FILE *spool;
+	size_t len;
+	json_t *o;
+	int c, publishable;
+
+	while ((c = getopt_long(argc, argv, "qo:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': opt.min_reps = gp_opt_long("--min-reps", optarg, 2, 1000000); break;
+		case 'c': opt.max_cv = gp_opt_double("--max-cv", optarg, 0, 1e9); break;
+		case 'C': opt.rep_cap = gp_opt_long("--rep-cap", optarg, 1, 1000000); break;
+		case 'f': opt.fleet_path = optarg; break;
+		case 'd':
+			opt.deadline_s = gp_opt_double("--deadline-s", optarg, 1e-9, 1e9);
+			opt.have_deadline = 1;
+			break;
+		case 't': opt.min_tpot_ms = gp_opt_double("--min-tpot-ms", optarg, 0, 1e9); break;
+		case 'r': opt.miss_ratio = gp_opt_double("--miss-ratio", optarg, 1e-9, 1e9); break;
+		case 'F': opt.min_floor_reps = gp_opt_long("--min-floor-reps", optarg, 2, 1000000); break;
+		case 'a': opt.awk = optarg; break;
+		case 'j': opt.jq = optarg; break;
+		case 'A': opt.awk_dir = optarg; break;
+		case 's': opt.strict = 1; break;
+		case 'p': opt.pass = 1; break;
+		case 'q': opt.quiet = 1; break;
+		case 'o': opt.output = optarg; break;
+		case 'h': gp_print_help(usage);
+		case 'V': gp_print_version();
+		default: gp_usage_error("unknown option");
+		}
+	}
+	if (opt.rep_cap && opt.rep_cap < opt.min_reps)
+		gp_usage_error("--rep-cap %ld is below --min-reps %ld", opt.rep_cap, opt.min_reps);
+	if (opt.fleet_path) {
+		char err[512];
+
+		if (gp_fleet_load(&p.fleet, opt.fleet_path, err, sizeof(err)))
+			gp_die_at(GP_EXIT_DATAERR, opt.fleet_path, 0, "%s", err);
+		p.have_fleet = 1;
+		p.metric[M_HIT] = p.fleet.cache_hit_metric;
+		p.metric[M_MISS] = p.fleet.miss_metric;
+	}
+	p.metric[M_VHIT] = "vllm:prefix_cache_hits_total";
+	p.metric[M_VQUERY] = "vllm:prefix_cache_queries_total";
+	p.summaries = json_array();
+	p.floors = json_array();
+	p.run_ids = json_object();
+	p.arm_ids = json_object();
+	p.snap_ids = json_object();
+	p.reasons = json_array();
+	p.footnotes = json_array();
+	p.stab = json_array();
+
+	/* One pass: spool the records for jq, keep what the C gates need. */
+	tmp_make();
+	records_path = xasprintf("%s/records.ndjson", tmp_dir);
+	spool = fopen(records_path, "w+");
+	if (!spool)
+		gp_die(GP_EXIT_SOFTWARE, "%s: %s", records_path, strerror(errno));
+	gp_input_init(&in, argv + optind, argc - optind);
+	while (next_record(&in, &ln, &len, &o)) {
+		struct at w = { gp_input_name(&in), gp_input_line(&in) };
+
+		note_publish_record(&p, o, &w);
+		fwrite(ln, 1, len, spool);
+		putc('\n', spool);
+		json_decref(o);
+	}
+	gp_input_release(&in);
+	if (fflush(spool) || ferror(spool))
+		gp_die(GP_EXIT_SOFTWARE, "%s: write error: %s", records_path, strerror(errno));
+
+	if (gp_out_open(&out, opt.output, 0))
+		gp_die(GP_EXIT_SOFTWARE, "%s: %s", opt.output ? opt.output : "stdout", strerror(errno));
+	if (opt.pass) {
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t got;
+
+		rewind(spool);
+		while ((got = getline(&line, &cap, spool)) > 0)
+			if (gp_out_line(&out, line, (size_t)got - (line[got - 1] == '\n')) &&
+			    errno == EPIPE)
+				break;
+		free(line);
+	}
+	fclose(spool);
+
+	validity_gate(&p);
+	stability(&p, &out);
+	floor_checks(&p, &out);
+	integrity(&p, &out, records_path);
+	dual_proof(&p, &out);
+	if (opt.strict && p.not_checked && !json_array_size(p.reasons))
+		because(&p, xasprintf("strict: something was not checked"));
+	publishable = json_array_size(p.reasons) == 0;
+	out_record(&out, json_pack("{s:s, s:b, s:O, s:O}", "type", "verdict",
+				   "publishable", publishable, "reasons", p.reasons,
+				   "footnotes", p.footnotes));
+	out_finish(&out);
+	table(&p, publishable);
+
+	free(records_path);
+	for (size_t i = 0; i < p.n_runs; i++) {
+		free(p.runs[i].id);
+		free(p.runs[i].arm);
+	}
+	for (size_t i = 0; i < p.n_arms; i++)
+		free(p.arms[i].name);
+	for (size_t i = 0; i < p.n_snaps; i++)
+		free(p.snaps[i].target);
+	free(p.runs);
+	free(p.arms);
+	free(p.snaps);
+	json_decref(p.validity);
+	json_decref(p.summaries);
+	json_decref(p.floors);
+	json_decref(p.run_ids);
+	json_decref(p.arm_ids);
+	json_decref(p.snap_ids);
+	json_decref(p.reasons);
+	json_decref(p.footnotes);
+	json_decref(p.stab);
+	if (p.have_fleet)
+		gp_fleet_release(&p.fleet);
+	return publishable ? GP_EXIT_OK : GP_EXIT_NEGATIVE;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+
+	gp_log_init(argv[0]);
+	gp_sig_install();
+	setenv("LC_ALL", "C", 1);	/* jq and awk: '.' decimal point, byte strings */
+	if (argc < 2)
+		gp_usage_error("a subcommand is required: validity or publish");
+	cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))
+		gp_print_help(usage);
+	if (!strcmp(cmd, "--version"))
+		gp_print_version();
+	optind = 1;
+	if (!strcmp(cmd, "validity"))
+		return cmd_validity(argc - 1, argv + 1);
+	if (!strcmp(cmd, "publish"))
+		return cmd_publish(argc - 1, argv + 1);
+	gp_usage_error("unknown subcommand '%s' (validity or publish)", cmd);
+}

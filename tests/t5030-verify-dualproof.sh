@@ -1,0 +1,111 @@
+#!/bin/sh
+# gp-verify publish: the dual proof — routing decision (gateway counters, or
+# the backends' prefix-cache counters) and delivery (receipts) — per arm.
+. "$(dirname "$0")/lib.sh"
+D=$GP_TOP/tests/data/verify
+R=$D/runs.ndjson A=$D/analysis.ndjson F=$D/fleet.json
+
+back() { r=$1 f=$2; shift 2; gp-verify validity "$r" | cat - "$A" | gp-verify publish -q --fleet "$f" "$@"; }
+# dp FILE ARM: "decision_ok delivery_ok evidence delivery_evidence"
+dp() { jq -r --arg a "$2" 'select(.type=="dual_proof" and .arm==$a) | "\(.decision_ok) \(.delivery_ok) \(.evidence) \(.delivery_evidence)"' "$1"; }
+det() { jq -r --arg a "$2" 'select(.type=="dual_proof" and .arm==$a) | .detail' "$1"; }
+reasons() { jq -r 'select(.type=="verdict") | .reasons[]' "$1"; }
+HIT='gw_cache_hits_total{mode=\"cache\"}'
+MISS='gw_cache_miss_total{reason=\"no_key\"}'
+
+test_expect_success 'honest: the cache arm proves decision and delivery, rr is not applicable' '
+	back "$R" "$F" >out &&
+	test "$(dp out cache)" = "true true gateway_counters receipt" &&
+	test "$(dp out rr)" = "null null not_applicable not_applicable" &&
+	det out cache | grep -q "gw_cache_hits_total +165 over 5 runs (0 did not move)" &&
+	det out cache | grep -q "189 of 189 completed requests carried a receipt"
+'
+
+test_expect_code 1 'counters that never moved: decision fails, the arm is named, not publishable' '
+	jq -c "if .type==\"metrics\" and .arm==\"cache\" and .samples[\"$HIT\"] then .samples[\"$HIT\"]=1000 else . end" "$R" >r &&
+	back r "$F" >out;
+	rc=$?; test "$(dp out cache)" = "false true gateway_counters receipt" &&
+	reasons out | grep -q "^dual_proof: arm cache: decision: gw_cache_hits_total +0 over 5 runs (5 did not move)" &&
+	exit $rc
+'
+
+test_expect_code 1 'one run whose counter did not move is enough to fail' '
+	jq -c "if .type==\"metrics\" and .run==\"cache-r4\" and .samples[\"$HIT\"] then .samples[\"$HIT\"]=7 else . end" "$R" >r &&
+	back r "$F" >out;
+	rc=$?; test "$(dp out cache | cut -d" " -f1)" = false && det out cache | grep -q "(1 did not move)" && exit $rc
+'
+
+test_expect_code 1 'a miss counter climbing request-for-request (silent fallback) fails the decision' '
+	jq -c "if .type==\"metrics\" and .arm==\"cache\" and .phase==\"after\" and .samples[\"$MISS\"] then .samples[\"$MISS\"] += 36 else . end" "$R" >r &&
+	back r "$F" >out;
+	rc=$?; test "$(dp out cache | cut -d" " -f1)" = false &&
+	det out cache | grep -q "5 of 5 runs at or over 0.9 misses per request: fallback" && exit $rc
+'
+
+test_expect_success 'misses just under the 0.9 threshold pass; --miss-ratio moves it' '
+	jq -c "if .type==\"metrics\" and .arm==\"cache\" and .phase==\"after\" and .samples[\"$MISS\"] then .samples[\"$MISS\"] += 33 else . end" "$R" >r &&
+	back r "$F" >out && test "$(dp out cache | cut -d" " -f1)" = true &&
+	{ back r "$F" --miss-ratio 0.5 >out; test $? = 1; } && test "$(dp out cache | cut -d" " -f1)" = false
+'
+
+test_expect_success 'no gateway hit metric: the backends prefix-cache counters are the evidence' '
+	jq ".gateway.cache_hit_metric=null | .gateway.miss_metric=null" "$F" >f &&
+	back "$R" f >out &&
+	test "$(dp out cache)" = "true true backend_prefix_cache receipt" &&
+	det out cache | grep -q "no gateway cache_hit_metric; backends. vllm:prefix_cache_hits_total +20000 over 5 runs (0 did not move), vllm:prefix_cache_queries_total +30000"
+'
+
+test_expect_code 1 'backend prefix-cache counters that did not move fail the decision' '
+	jq ".gateway.cache_hit_metric=null" "$F" >f &&
+	jq -c "if .type==\"metrics\" and .arm==\"cache\" then .samples |= with_entries(if (.key|startswith(\"vllm:prefix_cache_hits\")) then .value=5000 else . end) else . end" "$R" >r &&
+	back r f >out;
+	rc=$?; test "$(dp out cache)" = "false true backend_prefix_cache receipt" && exit $rc
+'
+
+test_expect_code 1 'no metrics snapshots: the decision is not checked (not a pass)' '
+	jq -c "select(.type!=\"metrics\")" "$R" >r &&
+	back r "$F" >out;
+	rc=$?; test "$(dp out cache)" = "null true not_checked receipt" &&
+	reasons out | grep -q "^dual_proof: arm cache: decision not checked: no before/after metrics snapshots of gw_cache_hits_total" &&
+	exit $rc
+'
+
+test_expect_code 1 'a failed scrape is no snapshot' '
+	jq -c "if .type==\"metrics\" and .phase==\"after\" then .error=\"connect\" | .samples={} else . end" "$R" >r &&
+	back r "$F" >out;
+	rc=$?; test "$(dp out cache | cut -d" " -f1)" = null && exit $rc
+'
+
+test_expect_code 1 'missing receipts on a disaggregated arm fail the delivery proof' '
+	jq -c "if .type==\"request\" and .run==\"cache-r1\" and (.id|endswith(\"7\")) then .receipt=null else . end" "$R" >r &&
+	back r "$F" >out;
+	rc=$?; test "$(dp out cache)" = "true false gateway_counters receipt" &&
+	reasons out | grep -q "^dual_proof: arm cache: delivery: 3[0-9]* of 189 completed requests carried a receipt" && exit $rc
+'
+
+test_expect_success 'receipt_header set and no disaggregated field: receipts expected on every arm' '
+	jq ".receipt_header=\"x-receipt\" | .arms[1] |= del(.disaggregated)" "$F" >f &&
+	back "$R" f >out; test $? = 1 &&
+	test "$(dp out rr | cut -d" " -f2,4)" = "false receipt" &&
+	test "$(dp out cache | cut -d" " -f2)" = true
+'
+
+test_expect_code 1 'an arm missing from the fleet file is not proven' '
+	jq ".arms |= map(select(.name != \"cache\"))" "$F" >f &&
+	back "$R" f >out;
+	rc=$?; reasons out | grep -q "^dual_proof: arm cache: decision not checked: arm .cache. is not in the fleet file" && exit $rc
+'
+
+test_expect_success 'without --fleet the dual proof is reported not checked; --strict makes it count' '
+	gp-verify validity "$R" | cat - "$A" | gp-verify publish -q >out &&
+	test "$(dp out cache)" = "null null not_checked not_checked" &&
+	{ gp-verify validity "$R" | cat - "$A" | gp-verify publish -q --strict >out; test $? = 1; } &&
+	reasons out | grep -q "^dual_proof: arm cache: not checked (--strict): no --fleet file"
+'
+
+test_expect_code 65 'a fleet file with a bad field is bad input naming the field' '
+	jq ".arms[0].routes_by_cache=\"yes\"" "$F" >f &&
+	back "$R" f 2>err;
+	rc=$?; grep -qx "gp-verify: f: field .arms\[0\].routes_by_cache. is not a boolean" err && exit $rc
+'
+test_done
