@@ -1,0 +1,1598 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gp-replay — open-loop streaming trace replayer: sends every trace record at
+ * its scheduled instant, whatever is in flight, and writes one request record
+ * per attempted trace record with its TTFT, TPOT, E2E and outcome.
+ *
+ * Timing path (the part that must be exact):
+ *   scheduled  t_sched = run start + pace offset (pace.h);
+ *   woken      epoll_pwait2 with a nanosecond timeout until t_sched − spin,
+ *              then a busy wait on CLOCK_MONOTONIC until t_sched (timer slack
+ *              set to 1 ns so the kernel does not round the sleep);
+ *   sent       CURLOPT_PREREQFUNCTION: the connection is ready and libcurl is
+ *              about to write the request (http.h);
+ *   first      the write callback in which the first content-bearing SSE
+ *              event completed (its blank line arrived);
+ *   end        the write callback in which "data: [DONE]" completed, or the
+ *              transfer's end when there was no [DONE].
+ * TTFT = first − sent; E2E = end − sent; TPOT = (E2E − TTFT)/(out_tokens − 1).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <jansson.h>
+
+#include "cli.h"
+#include "clock.h"
+#include "http.h"
+#include "json.h"
+#include "log.h"
+#include "ndjson.h"
+#include "pace.h"
+#include "prom.h"
+#include "sig.h"
+#include "sse.h"
+#include "trace.h"
+#include "banned.h"
+
+#ifndef GP_VERSION
+#define GP_VERSION "0.1"
+#endif
+
+static const char usage[] =
+"Usage: gp-replay --url URL --model M [--arm NAME] [--rep N]\n"
+"                 [--rate-rps R | --poisson-rps R] [--seed S] [--api chat|completions]\n"
+"                 [--deadline-s S] [--idle-s S] [--duration-s S] [--max-requests N]\n"
+"                 [--max-inflight N] [--key-header NAME] [--receipt-header NAME]\n"
+"                 [--receipt-from id] [--backend-header NAME] [-H 'K: V']...\n"
+"                 [--shard I/N] [--start-at EPOCH] [--run ID] [--block-tokens N]\n"
+"                 [--no-ignore-eos] [--itl] [--http2] [--scrape URL]... [--spin-us N]\n"
+"                 [--max-event-bytes N] [--preconnect N] [--progress] [-o FILE[.gz]] [-z]\n"
+"                 [TRACE...]\n"
+"\n"
+"Replay a trace (NDJSON trace records, files or stdin) against an OpenAI-compatible\n"
+"streaming endpoint, open loop, and write one request record per attempted trace\n"
+"record, framed by a run header and a run_end trailer.  See gp-replay(1).\n";
+
+/* Error classes (the record's "error"). */
+enum {
+	E_NONE, E_CONNECT, E_HTTP_STATUS, E_TIMEOUT, E_HANG, E_TRUNCATED, E_RESET,
+	E_INVALID_FRAMING, E_CANCELLED, E_EMPTY, E_STREAM_ERROR, E_OTHER, E_NCLASS
+};
+static const char *const class_name[E_NCLASS] = {
+	NULL, "connect", "http_status", "timeout", "hang", "truncated", "reset",
+	"invalid_framing", "cancelled", "empty", "stream_error", "other",
+};
+
+/* ---- a small string builder (tool-local; dies on out of memory) ---- */
+
+struct sb {
+	char *p;
+	size_t len, cap;
+};
+
+static void sb_need(struct sb *b, size_t n)
+{
+	size_t c;
+	char *q;
+
+	if (b->len + n + 1 <= b->cap)
+		return;
+	c = b->cap ? b->cap : 256;
+	while (c < b->len + n + 1)
+		c *= 2;
+	q = realloc(b->p, c);
+	if (!q)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	b->p = q;
+	b->cap = c;
+}
+
+static void sb_add(struct sb *b, const char *s, size_t n)
+{
+	sb_need(b, n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void sb_str(struct sb *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+static __attribute__((format(printf, 2, 3))) void sb_fmt(struct sb *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	sb_need(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* A JSON string (quoted, escaped) of s[0..n), or null when s is NULL. */
+static void sb_jstrn(struct sb *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, run = 0;
+
+	if (!s) {
+		sb_add(b, "null", 4);
+		return;
+	}
+	sb_need(b, n + 2);
+	b->p[b->len++] = '"';
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[6];
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		sb_add(b, s + run, i - run);
+		run = i + 1;
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			sb_add(b, esc, 2);
+		} else if (c == '\n') {
+			sb_add(b, "\\n", 2);
+		} else if (c == '\t') {
+			sb_add(b, "\\t", 2);
+		} else if (c == '\r') {
+			sb_add(b, "\\r", 2);
+		} else {
+			esc[0] = '\\'; esc[1] = 'u'; esc[2] = '0'; esc[3] = '0';
+			esc[4] = hex[c >> 4]; esc[5] = hex[c & 15];
+			sb_add(b, esc, 6);
+		}
+	}
+	sb_add(b, s + run, n - run);
+	sb_add(b, "\"", 1);
+}
+
+static void sb_jstr(struct sb *b, const char *s)
+{
+	sb_jstrn(b, s, s ? strlen(s) : 0);
+}
+
+/* A number with `prec` decimals, or null when not finite. */
+static void sb_num(struct sb *b, double v, int prec)
+{
+	if (isfinite(v))
+		sb_fmt(b, "%.*f", prec, v);
+	else
+		sb_add(b, "null", 4);
+}
+
+/* ---- configuration ---- */
+
+static struct {
+	const char *url_in;
+	char url[1024];		/* normalised base */
+	char endpoint[1100];	/* base + API path */
+	int api_chat;
+	const char *model;
+	const char *arm;
+	long rep;
+	double rate_rps, poisson_rps;
+	uint64_t seed;
+	int seed_set;
+	double deadline_s, idle_s, duration_s;
+	long max_requests, max_inflight;
+	const char *key_header, *receipt_header, *backend_header;
+	int receipt_from_id;
+	const char **hdrs;
+	int nhdrs;
+	long shard_i, shard_n;
+	double start_at;
+	int start_at_set;
+	const char *run_id;
+	long block_tokens;
+	int ignore_eos;
+	int itl;
+	int http2;
+	const char **scrape;
+	int nscrape;
+	long spin_us;
+	long max_event;
+	long preconnect;
+	int progress;
+	const char *out_path;
+	int gzip;
+	char **paths;
+	int npaths;
+	const char *api_key;
+} cfg = {
+	.api_chat = 1, .arm = "default", .rep = 1, .deadline_s = 600, .idle_s = 60,
+	.shard_i = 1, .shard_n = 1, .block_tokens = 512, .ignore_eos = 1,
+	.spin_us = 100, .max_event = 1 << 20, .preconnect = 1,
+};
+
+/* ---- one request in flight ---- */
+
+struct req {
+	struct req *prev, *next;	/* in-flight list (for the idle sweep) */
+	struct gp_http_xfer *x;
+	unsigned long index;		/* trace record index, file order */
+	char *id;			/* owned copy of the trace id */
+	size_t id_cap;
+	long in_tokens;			/* from the trace */
+	int64_t sched_ns, dispatch_ns, sent_ns, first_ns, done_ns, last_byte_ns, prev_ev_ns;
+	long usage_out, usage_in, content_events;
+	int saw_done, saw_finish, stream_error, err, capped;
+	struct sb body;			/* the request body, reused */
+	struct sb hdr_id, hdr_key;	/* "X-Request-Id: …", "<key header>: …" */
+	char receipt[256], backend[256];
+	char errbody[512];
+	size_t errbody_len;
+	struct gp_sse sse;
+	float *itl;
+	size_t itl_n, itl_cap;
+	int64_t now_ns;			/* stamp of the write callback being parsed */
+};
+
+static struct {
+	struct gp_http *http;
+	struct gp_out out;
+	struct req *free_list;		/* linked through ->next */
+	struct req inflight;		/* list head */
+	long n_inflight, peak_inflight, n_reqs;
+	int64_t t0;			/* run start, monotonic ns */
+	int64_t wall0;			/* run start, wall ns */
+	char run_id[64];
+	char rate_txt[32];		/* rate_rps as JSON (number or null) */
+	double rate_rps;		/* NaN when unknown */
+	unsigned long attempted, ok, single, failed, by_err[E_NCLASS], capped;
+	int64_t first_send_ns, last_send_ns, last_done_ns;
+	struct gp_pace_hist late;
+	struct sb rec;			/* record being written */
+	char done_err_detail[256];
+} G;
+
+/* ---- trace input ---- */
+
+struct trace_in {
+	struct gp_input in;
+	char **paths;
+	int npaths;
+	const char *shown;		/* name in messages for a spooled stdin */
+	int spool_fd;
+};
+
+static const char *in_name(const struct trace_in *t)
+{
+	const char *n = gp_input_name(&t->in);
+
+	return t->spool_fd >= 0 ? "-" : (n ? n : "-");
+}
+
+/* Read the next trace record: 1 with *o (new ref) and *rec filled, 0 at end.
+ * Bad data exits 65 naming file:line. */
+static int trace_next(struct trace_in *t, json_t **o, struct gp_trace_rec *rec, uint64_t *digest)
+{
+	char *line, err[256];
+	size_t len, i;
+	json_error_t jerr;
+	int e = gp_input_next(&t->in, &line, &len);
+
+	if (e == GP_NDJSON_EOF)
+		return 0;
+	if (e < 0)
+		gp_die_at(GP_EXIT_DATAERR, in_name(t), gp_input_line(&t->in), "%s",
+			  gp_input_strerror(&t->in, e));
+	if (digest) {
+		/* FNV-1a 64 over every record line as read (decompressed, without
+		 * its line ending) followed by "\n". */
+		uint64_t h = *digest;
+
+		for (i = 0; i < len; i++)
+			h = (h ^ (unsigned char)line[i]) * 0x100000001b3ULL;
+		*digest = (h ^ '\n') * 0x100000001b3ULL;
+	}
+	*o = json_loadb(line, len, 0, &jerr);
+	if (!*o)
+		gp_die_at(GP_EXIT_DATAERR, in_name(t), gp_input_line(&t->in),
+			  "not valid JSON (column %d): %s", jerr.column, jerr.text);
+	if (!json_is_object(*o))
+		gp_die_at(GP_EXIT_DATAERR, in_name(t), gp_input_line(&t->in), "record is not a JSON object");
+	if (gp_trace_parse(rec, *o, err, sizeof(err)))
+		gp_die_at(GP_EXIT_DATAERR, in_name(t), gp_input_line(&t->in), "%s", err);
+	for (i = 0; rec->id[i]; i++)
+		if ((unsigned char)rec->id[i] < 0x20 || rec->id[i] == 0x7f)
+			gp_die_at(GP_EXIT_DATAERR, in_name(t), gp_input_line(&t->in),
+				  "field 'id' holds a control character");
+	if (rec->cache_key && cfg.key_header)
+		for (i = 0; rec->cache_key[i]; i++)
+			if ((unsigned char)rec->cache_key[i] < 0x20 || rec->cache_key[i] == 0x7f)
+				gp_die_at(GP_EXIT_DATAERR, in_name(t), gp_input_line(&t->in),
+					  "field 'cache_key' holds a control character");
+	return 1;
+}
+
+static void trace_open(struct trace_in *t)
+{
+	gp_input_init(&t->in, t->paths, t->npaths);
+}
+
+/*
+ * A trace on a pipe is spooled once to an unlinked temporary file, so that
+ * the first pass (validation, digest, mean rate) and the replay pass both read
+ * it with constant memory.
+ */
+static void trace_setup(struct trace_in *t, char **paths, int n)
+{
+	static char spool_path[64];
+	static char *spool_paths[1];
+	struct stat st;
+	char tmpl[4096], buf[1 << 16];
+	const char *dir = getenv("TMPDIR");
+	ssize_t r;
+	int fd;
+
+	t->spool_fd = -1;
+	t->paths = paths;
+	t->npaths = n;
+	if (n > 0 && !(n == 1 && !strcmp(paths[0], "-")))
+		return;
+	if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && lseek(STDIN_FILENO, 0, SEEK_CUR) == 0) {
+		snprintf(spool_path, sizeof(spool_path), "/proc/self/fd/%d", STDIN_FILENO);
+		t->spool_fd = STDIN_FILENO;
+	} else {
+		snprintf(tmpl, sizeof(tmpl), "%s/gp-replay.XXXXXX", dir && *dir ? dir : "/tmp");
+		fd = mkstemp(tmpl);
+		if (fd < 0)
+			gp_die(GP_EXIT_SOFTWARE, "cannot create a spool file for stdin: %s", strerror(errno));
+		unlink(tmpl);
+		while ((r = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+			if (r < 0) {
+				if (errno == EINTR) {
+					if (gp_sig_stop())
+						exit(GP_EXIT_NEGATIVE);
+					continue;
+				}
+				gp_die(GP_EXIT_DATAERR, "-: read error: %s", strerror(errno));
+			}
+			if (write(fd, buf, (size_t)r) != r)
+				gp_die(GP_EXIT_SOFTWARE, "spool file: %s", strerror(errno));
+		}
+		snprintf(spool_path, sizeof(spool_path), "/proc/self/fd/%d", fd);
+		t->spool_fd = fd;
+	}
+	spool_paths[0] = spool_path;
+	t->paths = spool_paths;
+	t->npaths = 1;
+}
+
+/* ---- records ---- */
+
+static double ms_between(int64_t a, int64_t b)
+{
+	return a && b ? gp_ns_to_ms(b - a) : NAN;
+}
+
+/* Strip an API key the server may echo, control characters, and cut to 200
+ * bytes on a UTF-8 boundary. */
+static void sanitize(char *s)
+{
+	size_t n, i;
+
+	if (cfg.api_key && *cfg.api_key) {
+		char *k;
+		size_t kl = strlen(cfg.api_key);
+
+		while ((k = strstr(s, cfg.api_key)))
+			memset(k, '*', kl);
+	}
+	for (i = 0; s[i]; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			s[i] = ' ';
+	n = strlen(s);
+	if (n > 200) {
+		n = 200;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+		s[n] = '\0';
+	}
+}
+
+/* The message of an error body: error.message, message, detail, error (a
+ * string), else the text itself. */
+static void error_detail(const struct req *r, char *out, size_t outlen)
+{
+	json_t *o = json_loadb(r->errbody, r->errbody_len, 0, NULL);
+	const char *m = NULL;
+
+	if (json_is_object(o)) {
+		json_t *e = json_object_get(o, "error");
+
+		if (json_is_object(e) && json_is_string(json_object_get(e, "message")))
+			m = json_string_value(json_object_get(e, "message"));
+		else if (json_is_string(json_object_get(o, "message")))
+			m = json_string_value(json_object_get(o, "message"));
+		else if (json_is_string(json_object_get(o, "detail")))
+			m = json_string_value(json_object_get(o, "detail"));
+		else if (json_is_string(e))
+			m = json_string_value(e);
+	}
+	if (m)
+		snprintf(out, outlen, "%s", m);
+	else
+		snprintf(out, outlen, "%.*s", (int)r->errbody_len, r->errbody);
+	json_decref(o);
+	sanitize(out);
+}
+
+/*
+ * Prefill and decode endpoints of a receipt, in either shape:
+ *   LoxiLB's disaggregated request id, echoed by vLLM as the completion id:
+ *     [chatcmpl-|cmpl-]___prefill_addr_<ip:port>___decode_addr_<ip:port>_<uuid>
+ *   a receipt header: prefill=<host:port>;decode=<host:port>  (gp-sim's)
+ * Fills pre/dec and returns 0, or -1 when s has neither shape.
+ */
+static int split_receipt(const char *s, char *pre, size_t plen, char *dec, size_t dlen)
+{
+	static const char P[] = "___prefill_addr_", D[] = "___decode_addr_";
+	const char *a = strstr(s, P), *b, *c;
+
+	if (!a) {
+		if (strncmp(s, "prefill=", 8) || !(b = strstr(s, ";decode=")) || b == s + 8 || !b[8])
+			return -1;
+		snprintf(pre, plen, "%.*s", (int)(b - s - 8), s + 8);
+		snprintf(dec, dlen, "%.*s", (int)strcspn(b + 8, ";"), b + 8);
+		return 0;
+	}
+	a += sizeof(P) - 1;
+	b = strstr(a, D);
+	if (!b || b == a)
+		return -1;
+	c = b + sizeof(D) - 1;
+	snprintf(pre, plen, "%.*s", (int)(b - a), a);
+	snprintf(dec, dlen, "%.*s", (int)strcspn(c, "_"), c);
+	return *dec ? 0 : -1;
+}
+
+static void write_record(struct req *r, int err, long status, const char *detail, int64_t end_ns)
+{
+	struct sb *b = &G.rec;
+	long out_tokens = r->usage_out >= 0 ? r->usage_out : r->content_events;
+	long in_tokens = r->usage_in >= 0 ? r->usage_in : r->in_tokens;
+	int sent = r->sent_ns != 0;
+	double ttft = sent && r->first_ns ? ms_between(r->sent_ns, r->first_ns) : NAN;
+	double e2e = sent ? ms_between(r->sent_ns, end_ns) : NAN;
+	double tpot = NAN;
+	const char *outcome;
+	char pre[128], dec[128];
+	int split;
+	size_t i;
+
+	if (!err && !r->first_ns)
+		err = E_EMPTY;
+	if (err)
+		outcome = "failed";
+	else if (out_tokens == 1)
+		outcome = "single_token";
+	else {
+		outcome = "ok";
+		if (out_tokens >= 2)
+			tpot = (e2e - ttft) / (double)(out_tokens - 1);
+	}
+	b->len = 0;
+	sb_str(b, "{\"type\":\"request\",\"run\":");
+	sb_jstr(b, G.run_id);
+	sb_str(b, ",\"arm\":");
+	sb_jstr(b, cfg.arm);
+	sb_fmt(b, ",\"rep\":%ld,\"rate_rps\":%s,\"id\":", cfg.rep, G.rate_txt);
+	sb_jstr(b, r->id);
+	sb_str(b, ",\"t_sched_s\":");
+	sb_num(b, gp_ns_to_s(r->sched_ns - G.t0), 6);
+	sb_str(b, ",\"t_sent_s\":");
+	sb_num(b, sent ? gp_ns_to_s(r->sent_ns - G.t0) : NAN, 6);
+	sb_str(b, ",\"ttft_ms\":");
+	sb_num(b, ttft, 3);
+	sb_str(b, ",\"tpot_ms\":");
+	sb_num(b, tpot, 4);
+	sb_str(b, ",\"e2e_ms\":");
+	sb_num(b, e2e, 3);
+	sb_fmt(b, ",\"in_tokens\":%ld,\"out_tokens\":", in_tokens);
+	if (sent && (r->usage_out >= 0 || r->content_events))
+		sb_fmt(b, "%ld,\"tokens_from\":\"%s\"", out_tokens, r->usage_out >= 0 ? "usage" : "chunks");
+	else
+		sb_str(b, "null,\"tokens_from\":null");
+	sb_fmt(b, ",\"outcome\":\"%s\",\"error\":", outcome);
+	sb_jstr(b, err ? class_name[err] : NULL);
+	if (status)
+		sb_fmt(b, ",\"http_status\":%ld", status);
+	else
+		sb_str(b, ",\"http_status\":null");
+	sb_str(b, ",\"error_detail\":");
+	sb_jstr(b, err && detail && *detail ? detail : NULL);
+	sb_str(b, ",\"backend\":");
+	sb_jstr(b, r->backend[0] ? r->backend : NULL);
+	sb_str(b, ",\"receipt\":");
+	sb_jstr(b, r->receipt[0] ? r->receipt : NULL);
+	split = r->receipt[0] && !split_receipt(r->receipt, pre, sizeof(pre), dec, sizeof(dec));
+	sb_str(b, ",\"prefill\":");
+	sb_jstr(b, split ? pre : NULL);
+	sb_str(b, ",\"decode\":");
+	sb_jstr(b, split ? dec : NULL);
+	if (cfg.itl) {
+		sb_str(b, ",\"itl_ms\":[");
+		for (i = 0; i < r->itl_n; i++)
+			sb_fmt(b, "%s%.3f", i ? "," : "", (double)r->itl[i]);
+		sb_str(b, "]");
+	}
+	sb_str(b, "}");
+	if (gp_out_line(&G.out, b->p, b->len))
+		gp_die(errno == EPIPE ? GP_EXIT_NEGATIVE : GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+
+	G.attempted++;
+	if (err) {
+		G.failed++;
+		G.by_err[err]++;
+	} else if (out_tokens == 1) {
+		G.single++;
+	} else {
+		G.ok++;
+	}
+	{
+		int64_t s = r->sent_ns ? r->sent_ns : r->dispatch_ns;
+
+		gp_pace_hist_add(&G.late, s - r->sched_ns);
+		if (!G.first_send_ns || s < G.first_send_ns)
+			G.first_send_ns = s;
+		if (s > G.last_send_ns)
+			G.last_send_ns = s;
+	}
+	if (end_ns > G.last_done_ns)
+		G.last_done_ns = end_ns;
+}
+
+/* ---- the request pool ---- */
+
+static void on_sent(void *user, int64_t t);
+static void on_header(void *user, const char *line, size_t len, int64_t t);
+static int on_body(void *user, long status, const char *buf, size_t len, int64_t t);
+static void on_done(void *user, const struct gp_http_result *res, int64_t t);
+static int on_event(const char *type, const char *data, size_t len, void *arg);
+
+static struct req *req_get(void)
+{
+	struct req *r = G.free_list;
+
+	if (r) {
+		G.free_list = r->next;
+	} else {
+		r = calloc(1, sizeof(*r));
+		if (!r)
+			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		r->x = gp_http_xfer_new(G.http, r);
+		if (!r->x)
+			gp_die(GP_EXIT_SOFTWARE, "cannot create a transfer");
+		gp_sse_init(&r->sse, (size_t)cfg.max_event, on_event, r);
+		G.n_reqs++;
+	}
+	r->prev = r->next = NULL;
+	r->dispatch_ns = r->sent_ns = r->first_ns = r->done_ns = r->prev_ev_ns = 0;
+	r->capped = 0;
+	r->usage_out = r->usage_in = -1;
+	r->content_events = 0;
+	r->saw_done = r->saw_finish = r->stream_error = r->err = 0;
+	r->receipt[0] = r->backend[0] = '\0';
+	r->errbody_len = 0;
+	r->itl_n = 0;
+	gp_sse_reset(&r->sse);
+	return r;
+}
+
+static void req_put(struct req *r)
+{
+	r->next = G.free_list;
+	G.free_list = r;
+}
+
+static void inflight_add(struct req *r)
+{
+	r->next = G.inflight.next;
+	r->prev = &G.inflight;
+	G.inflight.next->prev = r;
+	G.inflight.next = r;
+	if (++G.n_inflight > G.peak_inflight)
+		G.peak_inflight = G.n_inflight;
+}
+
+static void inflight_del(struct req *r)
+{
+	r->prev->next = r->next;
+	r->next->prev = r->prev;
+	G.n_inflight--;
+}
+
+/*
+ * The in-flight list is kept in order of last activity, most recent first:
+ * every received byte moves its request to the front (O(1)), so the idle
+ * sweep only looks at the tail and stops at the first request that is not
+ * idle — O(requests cancelled), not O(in flight).
+ */
+static void touch(struct req *r, int64_t t)
+{
+	r->last_byte_ns = t;
+	if (G.inflight.next == r)
+		return;
+	r->prev->next = r->next;
+	r->next->prev = r->prev;
+	r->next = G.inflight.next;
+	r->prev = &G.inflight;
+	G.inflight.next->prev = r;
+	G.inflight.next = r;
+}
+
+/* Finish a request that http.c no longer runs. */
+static void finish(struct req *r, int err, long status, const char *detail, int64_t end_ns)
+{
+	inflight_del(r);
+	write_record(r, err, status, detail, end_ns);
+	req_put(r);
+}
+
+/* Stop a running request ourselves (hang, cancelled). */
+static void abort_req(struct req *r, int err, int64_t t)
+{
+	long status = gp_http_status(r->x);
+
+	gp_http_cancel(r->x);
+	finish(r, err, status, NULL, t);
+}
+
+/* ---- http callbacks ---- */
+
+static void on_sent(void *user, int64_t t)
+{
+	struct req *r = user;
+
+	r->sent_ns = t;
+	touch(r, t);
+}
+
+static void copy_value(char *dst, size_t dlen, const char *v, size_t n)
+{
+	size_t i, k = 0;
+
+	while (n && (*v == ' ' || *v == '\t'))
+		v++, n--;
+	while (n && (v[n - 1] == '\r' || v[n - 1] == '\n' || v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+	for (i = 0; i < n && k + 1 < dlen; i++)
+		dst[k++] = (unsigned char)v[i] < 0x20 ? ' ' : v[i];
+	dst[k] = '\0';
+}
+
+static int header_is(const char *line, size_t len, const char *name, const char **val, size_t *vlen)
+{
+	size_t n = strlen(name);
+
+	if (len <= n || line[n] != ':' || strncasecmp(line, name, n))
+		return 0;
+	*val = line + n + 1;
+	*vlen = len - n - 1;
+	return 1;
+}
+
+static void on_header(void *user, const char *line, size_t len, int64_t t)
+{
+	struct req *r = user;
+	const char *v;
+	size_t vl;
+
+	touch(r, t);
+	if (cfg.receipt_header && header_is(line, len, cfg.receipt_header, &v, &vl))
+		copy_value(r->receipt, sizeof(r->receipt), v, vl);
+	if (cfg.backend_header && header_is(line, len, cfg.backend_header, &v, &vl))
+		copy_value(r->backend, sizeof(r->backend), v, vl);
+}
+
+static int on_body(void *user, long status, const char *buf, size_t len, int64_t t)
+{
+	struct req *r = user;
+	int rc;
+
+	touch(r, t);
+	if (status < 200 || status > 299) {
+		size_t room = sizeof(r->errbody) - 1 - r->errbody_len;
+
+		if (len > room)
+			len = room;
+		memcpy(r->errbody + r->errbody_len, buf, len);
+		r->errbody_len += len;
+		r->errbody[r->errbody_len] = '\0';
+		return 0;
+	}
+	r->now_ns = t;
+	rc = gp_sse_feed(&r->sse, buf, len);
+	if (rc) {
+		if (!r->err)
+			r->err = E_INVALID_FRAMING;
+		return 1;
+	}
+	return 0;
+}
+
+static int on_event(const char *type, const char *data, size_t len, void *arg)
+{
+	struct req *r = arg;
+	struct gp_sse_chunk c;
+
+	if (r->saw_done)
+		return 0;		/* anything after [DONE] is ignored */
+	if (len == 6 && !memcmp(data, "[DONE]", 6)) {
+		r->saw_done = 1;
+		r->done_ns = r->now_ns;
+		return 0;
+	}
+	if (gp_sse_chunk_read(data, len, &c)) {
+		r->err = E_INVALID_FRAMING;
+		return 1;
+	}
+	if (c.has_error)
+		r->stream_error = 1;
+	if (c.content) {
+		r->content_events++;
+		if (!r->first_ns) {
+			r->first_ns = r->now_ns;
+		} else if (cfg.itl) {
+			if (r->itl_n == r->itl_cap) {
+				size_t nc = r->itl_cap ? r->itl_cap * 2 : 64;
+				float *p = realloc(r->itl, nc * sizeof(*p));
+
+				if (!p)
+					gp_die(GP_EXIT_SOFTWARE, "out of memory");
+				r->itl = p;
+				r->itl_cap = nc;
+			}
+			r->itl[r->itl_n++] = (float)gp_ns_to_ms(r->now_ns - r->prev_ev_ns);
+		}
+		r->prev_ev_ns = r->now_ns;
+	}
+	if (c.finish)
+		r->saw_finish = 1;
+	if (c.completion_tokens >= 0)
+		r->usage_out = c.completion_tokens;
+	if (c.prompt_tokens >= 0)
+		r->usage_in = c.prompt_tokens;
+	if (cfg.receipt_from_id && !r->receipt[0] && c.id[0])
+		copy_value(r->receipt, sizeof(r->receipt), c.id, strlen(c.id));
+	return 0;
+}
+
+static void on_done(void *user, const struct gp_http_result *res, int64_t t)
+{
+	struct req *r = user;
+	int err = E_NONE;
+	long status = res->status;
+	char detail[256] = "";
+	int64_t end = r->saw_done ? r->done_ns : t;
+
+	switch (res->err) {
+	case GP_HTTP_OK:
+		if (status < 200 || status > 299) {
+			err = E_HTTP_STATUS;
+			error_detail(r, detail, sizeof(detail));
+		} else if (gp_sse_finish(&r->sse) < 0) {
+			err = E_INVALID_FRAMING;
+		} else if (r->stream_error) {
+			err = E_STREAM_ERROR;
+		} else if (!r->saw_done || !r->saw_finish) {
+			err = E_TRUNCATED;
+		}
+		break;
+	case GP_HTTP_ECONNECT:
+		err = E_CONNECT;
+		snprintf(detail, sizeof(detail), "%s", res->detail);
+		break;
+	case GP_HTTP_ERESET:
+		err = E_RESET;
+		break;
+	case GP_HTTP_EFRAMING:
+		err = E_INVALID_FRAMING;
+		snprintf(detail, sizeof(detail), "%s", res->detail);
+		break;
+	case GP_HTTP_ETIMEOUT:
+		err = E_TIMEOUT;
+		break;
+	case GP_HTTP_EABORT:
+		err = r->err ? r->err : E_OTHER;
+		break;
+	default:
+		err = E_OTHER;
+		snprintf(detail, sizeof(detail), "%s", res->detail);
+		break;
+	}
+	sanitize(detail);
+	finish(r, err, status, detail, end);
+}
+
+/* ---- building a request ---- */
+
+static void add_messages_as_prompt(struct sb *b, json_t *msgs)
+{
+	struct sb t = { 0 };
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(msgs, i, m) {
+		json_t *c = json_object_get(m, "content");
+
+		if (json_is_string(c)) {
+			if (t.len)
+				sb_add(&t, "\n", 1);
+			sb_add(&t, json_string_value(c), json_string_length(c));
+		}
+	}
+	sb_jstrn(b, t.p ? t.p : "", t.len);
+	free(t.p);
+}
+
+static void build_body(struct req *r, const struct gp_trace_rec *rec)
+{
+	struct sb *b = &r->body;
+
+	b->len = 0;
+	sb_str(b, "{\"model\":");
+	sb_jstr(b, cfg.model);
+	if (cfg.api_chat) {
+		sb_str(b, ",\"messages\":");
+		if (rec->messages) {
+			char *m = json_dumps(rec->messages, JSON_COMPACT);
+
+			if (!m)
+				gp_die(GP_EXIT_SOFTWARE, "out of memory");
+			sb_str(b, m);
+			free(m);
+		} else {
+			sb_str(b, "[{\"role\":\"user\",\"content\":");
+		}
+	} else {
+		sb_str(b, ",\"prompt\":");
+	}
+	if (!cfg.api_chat && rec->messages) {
+		add_messages_as_prompt(b, rec->messages);
+	} else if (!rec->messages) {
+		if (rec->prompt) {
+			sb_jstr(b, rec->prompt);
+		} else {
+			/* Synthesized words are lowercase letters and spaces: no escaping. */
+			size_t need = gp_trace_synth_prompt(NULL, 0, rec->input_tokens, rec->hash_ids,
+							    rec->n_hash_ids, cfg.block_tokens, rec->id);
+
+			sb_need(b, need + 2);
+			b->p[b->len++] = '"';
+			gp_trace_synth_prompt(b->p + b->len, need + 1, rec->input_tokens, rec->hash_ids,
+					      rec->n_hash_ids, cfg.block_tokens, rec->id);
+			b->len += need;
+			b->p[b->len++] = '"';
+			b->p[b->len] = '\0';
+		}
+		if (cfg.api_chat)
+			sb_str(b, "}]");
+	}
+	sb_fmt(b, ",\"max_tokens\":%ld", rec->output_tokens);
+	if (cfg.ignore_eos)
+		sb_fmt(b, ",\"min_tokens\":%ld,\"ignore_eos\":true", rec->output_tokens);
+	sb_str(b, ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}");
+}
+
+/* The next record of this shard, prepared to go (body, headers, schedule),
+ * or NULL at the end of what this run sends. */
+static struct {
+	struct trace_in t;
+	struct gp_pace pace;
+	unsigned long index;		/* next trace record index */
+	int eof;
+} S;
+
+static struct req *prepare_next(void)
+{
+	struct gp_trace_rec rec;
+	json_t *o;
+	double off;
+
+	gp_trace_init(&rec);
+	while (!S.eof) {
+		if (cfg.max_requests && S.index >= (unsigned long)cfg.max_requests) {
+			S.eof = 1;
+			break;
+		}
+		if (!trace_next(&S.t, &o, &rec, NULL)) {
+			S.eof = 1;
+			break;
+		}
+		off = gp_pace_next(&S.pace, rec.t_s);
+		if (cfg.duration_s > 0 && off >= cfg.duration_s) {
+			S.eof = 1;
+			json_decref(o);
+			break;
+		}
+		if (gp_pace_in_shard(S.index++, cfg.shard_i, cfg.shard_n)) {
+			struct req *r = req_get();
+			size_t n = strlen(rec.id) + 1;
+
+			r->index = S.index - 1;
+			if (n > r->id_cap) {
+				char *p = realloc(r->id, n);
+
+				if (!p)
+					gp_die(GP_EXIT_SOFTWARE, "out of memory");
+				r->id = p;
+				r->id_cap = n;
+			}
+			memcpy(r->id, rec.id, n);
+			r->in_tokens = rec.input_tokens;
+			r->sched_ns = G.t0 + (int64_t)llround(off * 1e9);
+			build_body(r, &rec);
+			r->hdr_id.len = 0;
+			sb_str(&r->hdr_id, "X-Request-Id: ");
+			sb_str(&r->hdr_id, rec.id);
+			r->hdr_key.len = 0;
+			if (cfg.key_header && rec.cache_key) {
+				sb_str(&r->hdr_key, cfg.key_header);
+				sb_str(&r->hdr_key, ": ");
+				sb_str(&r->hdr_key, rec.cache_key);
+			}
+			json_decref(o);
+			gp_trace_release(&rec);
+			return r;
+		}
+		json_decref(o);
+	}
+	gp_trace_release(&rec);
+	return NULL;
+}
+
+static void dispatch(struct req *r)
+{
+	const char *xh[2];
+	int n = 0;
+
+	xh[n++] = r->hdr_id.p;
+	if (r->hdr_key.len)
+		xh[n++] = r->hdr_key.p;
+	r->dispatch_ns = gp_now_ns();
+	r->last_byte_ns = r->dispatch_ns;
+	inflight_add(r);
+	if (gp_http_start(r->x, cfg.endpoint, r->body.p, r->body.len, xh, n)) {
+		/* libcurl refused the handle: count it, never drop it. */
+		finish(r, E_OTHER, 0, "libcurl refused the transfer", r->dispatch_ns);
+	}
+}
+
+/* ---- metrics scrapes ---- */
+
+struct scrape_ctx {
+	json_t *samples;
+};
+
+static void on_sample(const char *series, double value, void *arg)
+{
+	struct scrape_ctx *c = arg;
+
+	json_object_set_new(c->samples, series, gp_json_real(value));
+}
+
+/* "before" snapshots wait here until the run's start instant is final, so
+ * their t_s (negative: before the start) is relative to it. */
+static json_t *pending_metrics[64];
+static int64_t pending_t[64];
+static int npending;
+
+static void emit_metrics(json_t *o, int64_t t)
+{
+	gp_json_set_real(o, "t_s", gp_ns_to_s(t - G.t0));
+	if (gp_out_json(&G.out, o))
+		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+	json_decref(o);
+}
+
+static void flush_metrics(void)
+{
+	int i;
+
+	for (i = 0; i < npending; i++)
+		emit_metrics(pending_metrics[i], pending_t[i]);
+	npending = 0;
+}
+
+static void scrape_all(const char *phase, int later)
+{
+	int i;
+
+	for (i = 0; i < cfg.nscrape; i++) {
+		char *body = NULL, err[256], at[40];
+		size_t len = 0;
+		long status = 0;
+		int64_t t = gp_now_ns(), w = gp_wall_ns();
+		json_t *o = json_object();
+		struct scrape_ctx c = { json_object() };
+
+		json_object_set_new(o, "type", json_string("metrics"));
+		json_object_set_new(o, "target", json_string(cfg.scrape[i]));
+		json_object_set_new(o, "t_s", json_null());
+		json_object_set_new(o, "at", json_string(gp_rfc3339(w, at, sizeof(at))));
+		json_object_set_new(o, "run", json_string(G.run_id));
+		json_object_set_new(o, "arm", json_string(cfg.arm));
+		json_object_set_new(o, "rep", json_integer(cfg.rep));
+		json_object_set_new(o, "phase", json_string(phase));
+		if (gp_http_fetch(cfg.scrape[i], 5000, 16u << 20, &body, &len, &status, err, sizeof(err))) {
+			sanitize(err);
+			gp_warn("scrape %s: %s", cfg.scrape[i], err);
+			json_object_set_new(o, "error", json_string(err));
+		} else if (status != 200) {
+			gp_warn("scrape %s: HTTP %ld", cfg.scrape[i], status);
+			json_object_set_new(o, "error", json_string("http_status"));
+			json_object_set_new(o, "http_status", json_integer(status));
+		} else {
+			int bad = gp_prom_parse(body, len, on_sample, &c);
+
+			if (bad) {
+				gp_warn("scrape %s: line %d is not Prometheus text", cfg.scrape[i], bad);
+				json_object_set_new(o, "error", json_string("invalid_text"));
+			}
+		}
+		json_object_set_new(o, "samples", c.samples);
+		if (later && npending < 64) {
+			pending_metrics[npending] = o;
+			pending_t[npending++] = t;
+		} else {
+			emit_metrics(o, t);
+		}
+		free(body);
+	}
+}
+
+/* ---- progress ---- */
+
+static void progress(int64_t now, int final)
+{
+	double el = gp_ns_to_s(now - G.t0);
+	double ach = G.attempted + (double)G.n_inflight;
+
+	fprintf(stderr, "%sgp-replay: %6.1fs offered %s rps, achieved %.1f rps, in flight %ld, ok %lu, failed %lu, late p99 %.3f ms%s",
+		isatty(STDERR_FILENO) ? "\r" : "", el, G.rate_txt,
+		el > 0 ? ach / el : 0.0, G.n_inflight, G.ok + G.single, G.failed,
+		G.late.count ? gp_pace_hist_quantile(&G.late, 0.99) / 1e6 : 0.0,
+		final || !isatty(STDERR_FILENO) ? "\n" : "");
+}
+
+/* ---- main ---- */
+
+enum {
+	O_URL = 256, O_API, O_MODEL, O_ARM, O_REP, O_RATE, O_POISSON, O_SEED, O_DEADLINE,
+	O_IDLE, O_DURATION, O_MAXREQ, O_MAXINFL, O_KEYH, O_RECH, O_RECFROM, O_BACKH, O_SHARD,
+	O_STARTAT, O_RUN, O_BLOCK, O_NOEOS, O_ITL, O_HTTP2, O_SCRAPE, O_SPIN, O_MAXEV,
+	O_PROGRESS, O_PRECONNECT, O_HELP, O_VERSION,
+};
+
+static const struct option longopts[] = {
+	{ "url", required_argument, NULL, O_URL },
+	{ "api", required_argument, NULL, O_API },
+	{ "model", required_argument, NULL, O_MODEL },
+	{ "arm", required_argument, NULL, O_ARM },
+	{ "rep", required_argument, NULL, O_REP },
+	{ "rate-rps", required_argument, NULL, O_RATE },
+	{ "poisson-rps", required_argument, NULL, O_POISSON },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "deadline-s", required_argument, NULL, O_DEADLINE },
+	{ "idle-s", required_argument, NULL, O_IDLE },
+	{ "duration-s", required_argument, NULL, O_DURATION },
+	{ "max-requests", required_argument, NULL, O_MAXREQ },
+	{ "max-inflight", required_argument, NULL, O_MAXINFL },
+	{ "key-header", required_argument, NULL, O_KEYH },
+	{ "receipt-header", required_argument, NULL, O_RECH },
+	{ "receipt-from", required_argument, NULL, O_RECFROM },
+	{ "backend-header", required_argument, NULL, O_BACKH },
+	{ "header", required_argument, NULL, 'H' },
+	{ "shard", required_argument, NULL, O_SHARD },
+	{ "start-at", required_argument, NULL, O_STARTAT },
+	{ "run", required_argument, NULL, O_RUN },
+	{ "block-tokens", required_argument, NULL, O_BLOCK },
+	{ "no-ignore-eos", no_argument, NULL, O_NOEOS },
+	{ "itl", no_argument, NULL, O_ITL },
+	{ "http2", no_argument, NULL, O_HTTP2 },
+	{ "scrape", required_argument, NULL, O_SCRAPE },
+	{ "spin-us", required_argument, NULL, O_SPIN },
+	{ "max-event-bytes", required_argument, NULL, O_MAXEV },
+	{ "progress", no_argument, NULL, O_PROGRESS },
+	{ "preconnect", required_argument, NULL, O_PRECONNECT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "gzip", no_argument, NULL, 'z' },
+	{ "help", no_argument, NULL, O_HELP },
+	{ "version", no_argument, NULL, O_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int valid_header_name(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      strchr("!#$%&'*+-.^_`|~", *s)))
+			return 0;
+	return 1;
+}
+
+static void parse_args(int argc, char **argv)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "H:o:z", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_URL: cfg.url_in = optarg; break;
+		case O_API:
+			if (!strcmp(optarg, "chat"))
+				cfg.api_chat = 1;
+			else if (!strcmp(optarg, "completions"))
+				cfg.api_chat = 0;
+			else
+				gp_usage_error("--api: '%s' is not chat or completions", optarg);
+			break;
+		case O_MODEL: cfg.model = optarg; break;
+		case O_ARM: cfg.arm = optarg; break;
+		case O_REP: cfg.rep = gp_opt_long("--rep", optarg, 0, 1000000); break;
+		case O_RATE: cfg.rate_rps = gp_opt_double("--rate-rps", optarg, 1e-9, 1e7); break;
+		case O_POISSON: cfg.poisson_rps = gp_opt_double("--poisson-rps", optarg, 1e-9, 1e7); break;
+		case O_SEED: cfg.seed = gp_opt_u64("--seed", optarg); cfg.seed_set = 1; break;
+		case O_DEADLINE: cfg.deadline_s = gp_opt_double("--deadline-s", optarg, 0, 1e6); break;
+		case O_IDLE: cfg.idle_s = gp_opt_double("--idle-s", optarg, 0, 1e6); break;
+		case O_DURATION: cfg.duration_s = gp_opt_double("--duration-s", optarg, 0, 1e9); break;
+		case O_MAXREQ: cfg.max_requests = gp_opt_long("--max-requests", optarg, 0, 1L << 62); break;
+		case O_MAXINFL: cfg.max_inflight = gp_opt_long("--max-inflight", optarg, 0, 10000000); break;
+		case O_KEYH: cfg.key_header = optarg; break;
+		case O_RECH: cfg.receipt_header = optarg; break;
+		case O_RECFROM:
+			if (strcmp(optarg, "id"))
+				gp_usage_error("--receipt-from: only 'id' is known");
+			cfg.receipt_from_id = 1;
+			break;
+		case O_BACKH: cfg.backend_header = optarg; break;
+		case 'H': {
+			const char *colon = strchr(optarg, ':');
+			char name[256];
+
+			if (!colon || colon == optarg || (size_t)(colon - optarg) >= sizeof(name) ||
+			    strpbrk(optarg, "\r\n"))
+				gp_usage_error("-H: want 'Name: value' on one line");
+			snprintf(name, sizeof(name), "%.*s", (int)(colon - optarg), optarg);
+			if (!valid_header_name(name))
+				gp_usage_error("-H: '%s' is not a header name", name);
+			cfg.hdrs = realloc(cfg.hdrs, (size_t)(cfg.nhdrs + 1) * sizeof(*cfg.hdrs));
+			if (!cfg.hdrs)
+				gp_die(GP_EXIT_SOFTWARE, "out of memory");
+			cfg.hdrs[cfg.nhdrs++] = optarg;
+			break;
+		}
+		case O_SHARD:
+			if (gp_pace_parse_shard(optarg, &cfg.shard_i, &cfg.shard_n))
+				gp_usage_error("--shard: '%s' is not I/N with 1 <= I <= N", optarg);
+			break;
+		case O_STARTAT:
+			cfg.start_at = gp_opt_double("--start-at", optarg, 0, 1e11);
+			cfg.start_at_set = 1;
+			break;
+		case O_RUN: cfg.run_id = optarg; break;
+		case O_BLOCK: cfg.block_tokens = gp_opt_long("--block-tokens", optarg, 1, 1 << 24); break;
+		case O_NOEOS: cfg.ignore_eos = 0; break;
+		case O_ITL: cfg.itl = 1; break;
+		case O_HTTP2: cfg.http2 = 1; break;
+		case O_SCRAPE:
+			cfg.scrape = realloc(cfg.scrape, (size_t)(cfg.nscrape + 1) * sizeof(*cfg.scrape));
+			if (!cfg.scrape)
+				gp_die(GP_EXIT_SOFTWARE, "out of memory");
+			cfg.scrape[cfg.nscrape++] = optarg;
+			break;
+		case O_SPIN: cfg.spin_us = gp_opt_long("--spin-us", optarg, 0, 100000); break;
+		case O_MAXEV: cfg.max_event = gp_opt_long("--max-event-bytes", optarg, 64, 1L << 30); break;
+		case O_PROGRESS: cfg.progress = 1; break;
+		case O_PRECONNECT: cfg.preconnect = gp_opt_long("--preconnect", optarg, 0, 100000); break;
+		case 'o': cfg.out_path = optarg; break;
+		case 'z': cfg.gzip = 1; break;
+		case O_HELP: gp_print_help(usage);
+		case O_VERSION: gp_print_version();
+		default: gp_usage_error("unknown option");
+		}
+	}
+	if (!cfg.url_in)
+		gp_usage_error("--url is required");
+	if (!cfg.model)
+		gp_usage_error("--model is required");
+	if (cfg.rate_rps > 0 && cfg.poisson_rps > 0)
+		gp_usage_error("--rate-rps and --poisson-rps exclude each other");
+	if (cfg.key_header && !valid_header_name(cfg.key_header))
+		gp_usage_error("--key-header: '%s' is not a header name", cfg.key_header);
+	if (cfg.receipt_header && cfg.receipt_from_id)
+		gp_usage_error("--receipt-header and --receipt-from exclude each other");
+	{
+		char err[256];
+
+		if (gp_http_url_check(cfg.url_in, cfg.url, sizeof(cfg.url), err, sizeof(err)))
+			gp_usage_error("--url: %s", err);
+	}
+	snprintf(cfg.endpoint, sizeof(cfg.endpoint), "%s%s", cfg.url,
+		 cfg.api_chat ? "/v1/chat/completions" : "/v1/completions");
+	cfg.paths = argv + optind;
+	cfg.npaths = argc - optind;
+	cfg.api_key = getenv("GP_API_KEY");
+	if (!cfg.api_key || !*cfg.api_key)
+		cfg.api_key = getenv("OPENAI_API_KEY");
+	if (cfg.api_key && (!*cfg.api_key || strpbrk(cfg.api_key, "\r\n")))
+		cfg.api_key = NULL;
+}
+
+static void make_run_id(uint64_t digest)
+{
+	char buf[512];
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int n, i;
+
+	if (cfg.run_id) {
+		snprintf(G.run_id, sizeof(G.run_id), "%s", cfg.run_id);
+		return;
+	}
+	/* FNV-1a 64 of arm, rep, rate, trace digest and the start instant. */
+	n = snprintf(buf, sizeof(buf), "%s%c%ld%c%s%c%016llx%c%.6f%c%lld", cfg.arm, 0, cfg.rep, 0,
+		     G.rate_txt, 0, (unsigned long long)digest, 0, cfg.start_at_set ? cfg.start_at : 0.0,
+		     0, cfg.start_at_set ? 0LL : (long long)G.wall0);
+	for (i = 0; i < n && i < (int)sizeof(buf); i++)
+		h = (h ^ (unsigned char)buf[i]) * 0x100000001b3ULL;
+	snprintf(G.run_id, sizeof(G.run_id), "%016llx", (unsigned long long)h);
+}
+
+static void write_header(uint64_t digest, unsigned long nrec, double trace_rps)
+{
+	struct sb *b = &G.rec;
+	char at[40], host[256] = "";
+	int i;
+
+	gethostname(host, sizeof(host) - 1);
+	b->len = 0;
+	sb_str(b, "{\"type\":\"run\",\"run\":");
+	sb_jstr(b, G.run_id);
+	sb_str(b, ",\"arm\":");
+	sb_jstr(b, cfg.arm);
+	sb_fmt(b, ",\"rep\":%ld,\"rate_rps\":%s,\"schedule\":\"%s\",\"trace_rps\":", cfg.rep, G.rate_txt,
+	       cfg.poisson_rps > 0 ? "poisson" : cfg.rate_rps > 0 ? "rescale" : "asis");
+	sb_num(b, trace_rps > 0 ? trace_rps : NAN, 6);
+	sb_str(b, ",\"url\":");
+	sb_jstr(b, cfg.url);
+	sb_fmt(b, ",\"api\":\"%s\",\"model\":", cfg.api_chat ? "chat" : "completions");
+	sb_jstr(b, cfg.model);
+	sb_fmt(b, ",\"trace_digest\":\"fnv1a64:%016llx\",\"trace_records\":%lu,\"seed\":",
+	       (unsigned long long)digest, nrec);
+	if (cfg.poisson_rps > 0 || cfg.seed_set)
+		sb_fmt(b, "%llu", (unsigned long long)cfg.seed);
+	else
+		sb_str(b, "null");
+	sb_fmt(b, ",\"started_at\":\"%s\",\"start_at\":", gp_rfc3339(G.wall0, at, sizeof(at)));
+	sb_num(b, cfg.start_at_set ? cfg.start_at : NAN, 6);
+	sb_str(b, ",\"version\":");
+	sb_jstr(b, GP_VERSION);
+	sb_str(b, ",\"libcurl\":");
+	sb_jstr(b, gp_http_version());
+	sb_str(b, ",\"host\":");
+	sb_jstr(b, host);
+	sb_fmt(b, ",\"shard\":\"%ld/%ld\",\"max_inflight\":", cfg.shard_i, cfg.shard_n);
+	if (cfg.max_inflight)
+		sb_fmt(b, "%ld", cfg.max_inflight);
+	else
+		sb_str(b, "null");
+	sb_str(b, ",\"deadline_s\":");
+	sb_num(b, cfg.deadline_s > 0 ? cfg.deadline_s : NAN, 3);
+	sb_str(b, ",\"idle_s\":");
+	sb_num(b, cfg.idle_s > 0 ? cfg.idle_s : NAN, 3);
+	sb_str(b, ",\"duration_s\":");
+	sb_num(b, cfg.duration_s > 0 ? cfg.duration_s : NAN, 3);
+	sb_str(b, ",\"max_requests\":");
+	if (cfg.max_requests)
+		sb_fmt(b, "%ld", cfg.max_requests);
+	else
+		sb_str(b, "null");
+	sb_fmt(b, ",\"ignore_eos\":%s,\"http2\":%s,\"block_tokens\":%ld,\"key_header\":",
+	       cfg.ignore_eos ? "true" : "false", cfg.http2 ? "true" : "false", cfg.block_tokens);
+	sb_jstr(b, cfg.key_header);
+	sb_str(b, ",\"receipt_header\":");
+	sb_jstr(b, cfg.receipt_header);
+	sb_fmt(b, ",\"receipt_from\":%s,\"backend_header\":", cfg.receipt_from_id ? "\"id\"" : "null");
+	sb_jstr(b, cfg.backend_header);
+	/* Header names only: values may be secrets. */
+	sb_fmt(b, ",\"api_key\":%s,\"headers\":[", cfg.api_key ? "true" : "false");
+	for (i = 0; i < cfg.nhdrs; i++) {
+		if (i)
+			sb_str(b, ",");
+		sb_jstrn(b, cfg.hdrs[i], strcspn(cfg.hdrs[i], ":"));
+	}
+	sb_fmt(b, "],\"spin_us\":%ld,\"preconnect\":%ld,\"itl\":%s}", cfg.spin_us, cfg.preconnect,
+	       cfg.itl ? "true" : "false");
+	if (gp_out_line(&G.out, b->p, b->len))
+		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+}
+
+static int write_trailer(int interrupted)
+{
+	struct sb *b = &G.rec;
+	char at[40];
+	double p50 = gp_pace_hist_quantile(&G.late, 0.5) / 1e6;
+	double p99 = gp_pace_hist_quantile(&G.late, 0.99) / 1e6;
+	double mx = G.late.count ? (double)G.late.max_ns / 1e6 : NAN;
+	int behind = G.late.count && (p99 > 1.0 || mx > 10.0);
+	int64_t end = G.last_done_ns > G.t0 ? G.last_done_ns : gp_now_ns();
+	double ach = G.attempted >= 2 && G.last_send_ns > G.first_send_ns
+		     ? (double)(G.attempted - 1) / gp_ns_to_s(G.last_send_ns - G.first_send_ns) : NAN;
+	int i, first = 1;
+
+	b->len = 0;
+	sb_str(b, "{\"type\":\"run_end\",\"run\":");
+	sb_jstr(b, G.run_id);
+	sb_str(b, ",\"arm\":");
+	sb_jstr(b, cfg.arm);
+	sb_fmt(b, ",\"rep\":%ld,\"rate_rps\":%s,\"shard\":\"%ld/%ld\",\"attempted\":%lu,\"ok\":%lu,"
+	       "\"single_token\":%lu,\"failed\":%lu,\"by_error\":{",
+	       cfg.rep, G.rate_txt, cfg.shard_i, cfg.shard_n, G.attempted, G.ok, G.single, G.failed);
+	for (i = 1; i < E_NCLASS; i++)
+		if (G.by_err[i]) {
+			sb_fmt(b, "%s\"%s\":%lu", first ? "" : ",", class_name[i], G.by_err[i]);
+			first = 0;
+		}
+	sb_fmt(b, "},\"invalid_framing\":%lu,\"lateness_p50_ms\":", G.by_err[E_INVALID_FRAMING]);
+	sb_num(b, p50, 4);
+	sb_str(b, ",\"lateness_p99_ms\":");
+	sb_num(b, p99, 4);
+	sb_str(b, ",\"lateness_max_ms\":");
+	sb_num(b, mx, 4);
+	sb_fmt(b, ",\"client_behind\":%s,\"capped_sends\":%lu,\"peak_inflight\":%ld,\"duration_s\":",
+	       behind ? "true" : "false", G.capped, G.peak_inflight);
+	sb_num(b, gp_ns_to_s(end - G.t0), 6);
+	sb_str(b, ",\"achieved_rps\":");
+	sb_num(b, ach, 4);
+	sb_fmt(b, ",\"ended_at\":\"%s\",\"interrupted\":%s}",
+	       gp_rfc3339(G.wall0 + (end - G.t0), at, sizeof(at)), interrupted ? "true" : "false");
+	if (gp_out_line(&G.out, b->p, b->len))
+		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+	if (behind)
+		gp_warn("the client fell behind its schedule: send lateness p99 %.3f ms, max %.3f ms "
+			"(rule: p99 > 1 ms or max > 10 ms); this run is not open loop", p99, mx);
+	return behind;
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct gp_http_opts hopts = { 0 };
+	struct gp_http_ops hops = { on_sent, on_header, on_body, on_done };
+	uint64_t digest = 0xcbf29ce484222325ULL;
+	unsigned long nrec = 0;
+	double t_first = 0, t_last = 0, trace_rps = 0;
+	int64_t spin_ns, next_sweep = 0, next_progress = 0, sweep_ns;
+	struct req *la;
+	int interrupted = 0, show_progress, i;
+
+	gp_log_init(argv[0]);
+	parse_args(argc, argv);
+	gp_sig_install();
+	raise_nofile();
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	if (gp_http_global_init())
+		gp_die(GP_EXIT_SOFTWARE, "cannot initialise libcurl");
+
+	/* First pass: validate every record, digest, count, mean rate. */
+	trace_setup(&S.t, cfg.paths, cfg.npaths);
+	trace_open(&S.t);
+	{
+		struct gp_trace_rec rec;
+		json_t *o;
+		unsigned long line_prev = 0;
+		const char *name_prev = NULL;
+
+		gp_trace_init(&rec);
+		while (trace_next(&S.t, &o, &rec, &digest)) {
+			if (nrec == 0)
+				t_first = rec.t_s;
+			else if (rec.t_s < t_last)
+				gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in),
+					  "field 't_s' goes back in time (%g after %g at %s:%lu)", rec.t_s, t_last,
+					  name_prev ? name_prev : "-", line_prev);
+			t_last = rec.t_s;
+			line_prev = gp_input_line(&S.t.in);
+			name_prev = in_name(&S.t);
+			nrec++;
+			json_decref(o);
+		}
+		gp_trace_release(&rec);
+		gp_input_release(&S.t.in);
+	}
+	trace_rps = gp_pace_trace_rps(nrec, t_first, t_last);
+	if (cfg.poisson_rps > 0) {
+		gp_pace_poisson(&S.pace, cfg.poisson_rps, cfg.seed);
+		G.rate_rps = cfg.poisson_rps;
+	} else if (cfg.rate_rps > 0) {
+		if (!(trace_rps > 0))
+			gp_die(GP_EXIT_DATAERR, "%s: --rate-rps needs a trace of at least 2 records spanning a time > 0",
+			       cfg.npaths ? cfg.paths[0] : "-");
+		gp_pace_rescale(&S.pace, trace_rps, cfg.rate_rps);
+		G.rate_rps = cfg.rate_rps;
+	} else {
+		gp_pace_asis(&S.pace);
+		G.rate_rps = trace_rps > 0 ? trace_rps : NAN;
+	}
+	if (isfinite(G.rate_rps))
+		snprintf(G.rate_txt, sizeof(G.rate_txt), "%.15g", G.rate_rps);
+	else
+		snprintf(G.rate_txt, sizeof(G.rate_txt), "null");
+
+	hopts.http2 = cfg.http2;
+	hopts.deadline_ms = cfg.deadline_s > 0 ? (long)ceil(cfg.deadline_s * 1000) : 0;
+	hopts.connect_timeout_ms = hopts.deadline_ms && hopts.deadline_ms < 10000 ? hopts.deadline_ms : 10000;
+	G.http = gp_http_new(&hopts, &hops);
+	if (!G.http)
+		gp_die(GP_EXIT_SOFTWARE, "cannot create the HTTP engine");
+	if (cfg.api_key) {
+		struct sb a = { 0 };
+
+		sb_str(&a, "Authorization: Bearer ");
+		sb_str(&a, cfg.api_key);
+		if (gp_http_add_header(G.http, a.p))
+			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		memset(a.p, 0, a.len);
+		free(a.p);
+	}
+	for (i = 0; i < cfg.nhdrs; i++)
+		if (gp_http_add_header(G.http, cfg.hdrs[i]))
+			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	if (gp_out_open(&G.out, cfg.out_path, cfg.gzip))
+		gp_die(GP_EXIT_SOFTWARE, "%s: %s", cfg.out_path ? cfg.out_path : "-", strerror(errno));
+	G.inflight.next = G.inflight.prev = &G.inflight;
+	gp_pace_hist_init(&G.late);
+
+	/* The run's start: now, or the --start-at wall-clock instant. */
+	{
+		int64_t m = gp_now_ns(), w = gp_wall_ns();
+
+		if (cfg.start_at_set) {
+			G.t0 = gp_pace_mono_of_epoch(cfg.start_at, m, w);
+			if (G.t0 < m - GP_NS_PER_S)
+				gp_die(GP_EXIT_USAGE, "--start-at is %.3f s in the past", gp_ns_to_s(m - G.t0));
+			if (G.t0 < m)
+				gp_warn("--start-at is %.3f ms in the past; sends will be late", gp_ns_to_ms(m - G.t0));
+			G.wall0 = w + (G.t0 - m);
+		} else {
+			G.t0 = m;
+			G.wall0 = w;
+		}
+	}
+	make_run_id(digest);
+	write_header(digest, nrec, trace_rps);
+	if (cfg.nscrape)
+		scrape_all("before", 1);
+	if (cfg.preconnect > 0) {
+		char models[1200];
+
+		snprintf(models, sizeof(models), "%s/v1/models", cfg.url);
+		gp_http_warm(G.http, models, (int)cfg.preconnect, 5000);
+	}
+
+	trace_open(&S.t);
+	if (cfg.start_at_set) {
+		/* Wait for the common start, interruptibly. */
+		while (!gp_sig_stop() && gp_now_ns() < G.t0)
+			gp_sleep_until_ns(G.t0);
+	} else {
+		/* Restart the clock after the scrape so the first send is on time. */
+		int64_t m = gp_now_ns();
+
+		G.wall0 += m - G.t0;
+		G.t0 = m;
+	}
+	flush_metrics();
+
+	spin_ns = cfg.spin_us * 1000;
+	sweep_ns = cfg.idle_s > 0 ? (int64_t)fmin(cfg.idle_s * 1e9 / 10, 10e6) : 0;
+	show_progress = cfg.progress || isatty(STDERR_FILENO);
+	la = gp_sig_stop() ? NULL : prepare_next();
+	next_sweep = G.t0 + sweep_ns;
+	next_progress = G.t0 + GP_NS_PER_S / 2;
+	for (;;) {
+		int64_t now = gp_now_ns(), wake;
+		int can_send;
+
+		if (gp_sig_stop()) {
+			interrupted = 1;
+			break;
+		}
+		can_send = la && (!cfg.max_inflight || G.n_inflight < cfg.max_inflight);
+		if (can_send && now >= la->sched_ns) {
+			dispatch(la);
+			la = prepare_next();
+			continue;
+		}
+		if (!la && G.n_inflight == 0)
+			break;
+		if (la && !can_send && now >= la->sched_ns && !la->capped) {
+			la->capped = 1;		/* due, but --max-inflight holds it back */
+			G.capped++;
+		}
+		wake = can_send ? la->sched_ns - spin_ns : now + 100 * GP_NS_PER_MS;
+		if (sweep_ns && next_sweep < wake)
+			wake = next_sweep;
+		if (show_progress && next_progress < wake)
+			wake = next_progress;
+		if (gp_http_poll(G.http, wake) < 0)
+			gp_die(GP_EXIT_SOFTWARE, "epoll: %s", strerror(errno));
+		now = gp_now_ns();
+		if (can_send && la && now >= la->sched_ns - spin_ns &&
+		    (!cfg.max_inflight || G.n_inflight < cfg.max_inflight)) {
+			/* The final stretch: busy-wait on the clock (no I/O for at
+			 * most spin_us) so the send is not rounded by the scheduler. */
+			while ((now = gp_now_ns()) < la->sched_ns)
+				;
+		}
+		if (sweep_ns && now >= next_sweep) {
+			int64_t lim = (int64_t)(cfg.idle_s * 1e9);
+			/* Oldest activity last: cancel from the tail while idle. */
+			while (G.inflight.prev != &G.inflight && now - G.inflight.prev->last_byte_ns >= lim)
+				abort_req(G.inflight.prev, E_HANG, now);
+			next_sweep = now + sweep_ns;
+		}
+		if (show_progress && now >= next_progress) {
+			progress(now, 0);
+			next_progress = now + GP_NS_PER_S / 2;
+		}
+	}
+	if (interrupted) {
+		int64_t now = gp_now_ns();
+
+		while (G.inflight.next != &G.inflight)
+			abort_req(G.inflight.next, E_CANCELLED, now);
+		if (la)
+			req_put(la);	/* prepared, never sent: not attempted */
+	}
+	if (show_progress)
+		progress(gp_now_ns(), 1);
+	if (cfg.nscrape && !interrupted)
+		scrape_all("after", 0);
+	write_trailer(interrupted);
+	if (gp_out_close(&G.out)) {
+		if (errno == EPIPE)
+			return GP_EXIT_NEGATIVE;
+		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+	}
+	gp_http_free(G.http);
+	if (interrupted)
+		return GP_EXIT_NEGATIVE;
+	if (G.attempted && G.by_err[E_CONNECT] == G.attempted) {
+		gp_warn("%s: no request could connect", cfg.url);
+		return GP_EXIT_UNAVAILABLE;
+	}
+	return GP_EXIT_OK;
+}

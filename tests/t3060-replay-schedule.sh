@@ -1,0 +1,60 @@
+#!/bin/sh
+# gp-replay schedules: as is (trace offsets), --rate-rps (rescaled), Poisson
+# with --seed (reproducible), --duration-s and --max-requests bounds.
+. "$(dirname "$0")/lib.sh"
+
+command -v jq >/dev/null || skip_all "no jq"
+test -x "$GP_BIN/gp-replay" && test -x "$GP_BIN/gp-sim" || skip_all "gp-replay or gp-sim not built"
+sel() { jq -c "select($1)" "$2"; }
+all_of() { jq -s -e "length > 0 and all(.[]; $1)" >/dev/null; }
+
+# Bursty trace starting at t_s = 100: bursts of 5 every 0.2 s.
+awk 'BEGIN { for (i = 0; i < 40; i++)
+	printf "{\"type\":\"trace\",\"id\":\"p%d\",\"t_s\":%.4f,\"input_tokens\":20,\"output_tokens\":3}\n", i, 100 + int(i / 5) * 0.2 + (i % 5) * 0.002 }' >trace.ndjson
+start_sim --model m --decode-ms 1 --max-batch 256 || exit 1
+URL=http://127.0.0.1:$SIM_PORT
+sched() { sel '.type == "request"' "$1" | jq -r '"\(.id) \(.t_sched_s)"' | sort; }
+
+test_expect_success 'as is: t_sched_s = t_s - first t_s' '
+	gp-replay --url $URL --model m trace.ndjson >asis.ndjson &&
+	sched asis.ndjson >a && jq -r "\"\(.id) \(.t_s - 100)\"" trace.ndjson | sort >b &&
+	join a b | awk "{ d = \$2 - \$3; if (d < 0) d = -d; if (d > 2e-6) { print; bad = 1 } } END { exit bad }"
+'
+test_expect_success 'as is: rate_rps is the trace mean (n-1)/span' '
+	sel ".type == \"run\"" asis.ndjson | all_of "((.rate_rps - 39 / 1.408) | fabs) < 1e-6 and .schedule == \"asis\""
+'
+test_expect_success '--rate-rps 55.4: offsets scaled by one factor, bursts kept' '
+	gp-replay --url $URL --model m --rate-rps 55.4 trace.ndjson >rs.ndjson &&
+	sched rs.ndjson >c && join c b | awk "\$3 > 0 { f = \$2 / \$3; if (!n++) f0 = f; d = f - f0; if (d < 0) d = -d; if (d > 1e-4 * f0) bad = 1 } END { exit bad || !n }" &&
+	sel ".type == \"request\" and .id == \"p39\"" rs.ndjson | all_of "((39 / .t_sched_s) - 55.4 | fabs) < 0.01"
+'
+test_expect_success 'Poisson with a seed: the same schedule twice' '
+	gp-replay --url $URL --model m --poisson-rps 80 --seed 9 trace.ndjson >p1.ndjson &&
+	gp-replay --url $URL --model m --poisson-rps 80 --seed 9 trace.ndjson >p2.ndjson &&
+	sched p1.ndjson >s1 && sched p2.ndjson >s2 && cmp s1 s2 &&
+	sel ".type == \"run\"" p1.ndjson | all_of ".seed == 9 and .rate_rps == 80 and .schedule == \"poisson\""
+'
+test_expect_success 'Poisson with another seed: another schedule' '
+	gp-replay --url $URL --model m --poisson-rps 80 --seed 10 trace.ndjson >p3.ndjson &&
+	sched p3.ndjson >s3 && ! cmp -s s1 s3
+'
+test_expect_success '--duration-s 0.5 stops scheduling at 0.5 s' '
+	gp-replay --url $URL --model m --duration-s 0.5 trace.ndjson >d.ndjson &&
+	test "$(sel ".type == \"request\"" d.ndjson | wc -l)" = 15 &&
+	sel ".type == \"request\"" d.ndjson | all_of ".t_sched_s < 0.5" &&
+	sel ".type == \"run_end\"" d.ndjson | all_of ".attempted == 15"
+'
+test_expect_success '--max-requests 7 sends the first 7 records' '
+	gp-replay --url $URL --model m --max-requests 7 trace.ndjson >m.ndjson &&
+	sel ".type == \"request\"" m.ndjson | jq -r .id | sort >got &&
+	printf "p%s\n" 0 1 2 3 4 5 6 | sort >want && cmp got want
+'
+test_expect_success 'sends are never early; the trailer lateness matches the records'"'"' max' '
+	sel ".type == \"request\"" rs.ndjson | all_of ".t_sent_s >= .t_sched_s" &&
+	mx=$(sel ".type == \"request\"" rs.ndjson | jq -s "map((.t_sent_s - .t_sched_s) * 1000) | max") &&
+	sel ".type == \"run_end\"" rs.ndjson | all_of "((.lateness_max_ms - $mx) | fabs) < 0.01"
+'
+test_expect_code 65 '--rate-rps on a one-record trace: exit 65' '
+	head -1 trace.ndjson >one.ndjson && gp-replay --url $URL --model m --rate-rps 5 one.ndjson >/dev/null
+'
+test_done
