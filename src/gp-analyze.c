@@ -28,7 +28,7 @@
 #include "banned.h"
 
 static const char usage[] =
-	"usage: gp-analyze (--ttft-slo-ms X --tpot-slo-ms Y | --slo-baseline FILE --slo-multiple K)\n"
+	"Usage: gp-analyze (--ttft-slo-ms X --tpot-slo-ms Y | --slo-baseline FILE --slo-multiple K)\n"
 	"                  [--slo-stat p50|p90|p99|mean] [--single-token ttft|miss]\n"
 	"                  [--floor ARM] [--equiv ARM --delta D] [--alpha A] [--target 0.9]\n"
 	"                  [--accelerators N | --fleet FILE] [--resamples N] [--level 0.95]\n"
@@ -592,8 +592,11 @@ static void read_run_end(struct state *s, const json_t *o, const char *file, uns
 	const char *str = NULL;
 	long long att;
 	double d;
+	int e = gp_json_int(o, "attempted", &att);
 
-	if (gp_json_int(o, "attempted", &att))
+	if (e == GP_JSON_TYPE)
+		gp_die_at(GP_EXIT_DATAERR, file, line, "field 'attempted' is not an integer");
+	if (e)
 		return;	/* nothing to cross-check */
 	if (att < 0)
 		gp_die_at(GP_EXIT_DATAERR, file, line, "field 'attempted' is negative");
@@ -1194,10 +1197,18 @@ static void compare_one(struct an *a, const struct cell *x, const char *vs, int 
 		json_object_set_new(o, "verdict", json_string(verdict));
 		json_object_set_new(o, "reason", json_string("the comparator arm has no runs at this rate"));
 		if (with_tost) {
+			/* Every field of the contract, null where nothing was computed. */
 			json_t *t = json_object();
+			static const char *const none[] = {"lo90", "hi90", "p_lower", "p_upper", "p", "df"};
 
 			json_object_set_new(t, "delta", json_real(a->op->delta));
+			json_object_set_new(t, "alpha", json_real(a->op->alpha));
+			json_object_set_new(t, "level", json_real(1 - 2 * a->op->alpha));
+			for (size_t k = 0; k < sizeof(none) / sizeof(none[0]); k++)
+				json_object_set_new(t, none[k], json_null());
 			json_object_set_new(t, "equivalent", json_false());
+			json_object_set_new(t, "degenerate", json_false());
+			json_object_set_new(t, "method", json_string("welch_tost"));
 			json_object_set_new(t, "reason", json_string("no comparator runs at this rate"));
 			json_object_set_new(o, "tost", t);
 		}

@@ -38,7 +38,7 @@
 extern char **environ;
 
 static const char usage[] =
-	"usage: gp-verify validity [--strict] [-o FILE] [FILE...]\n"
+	"Usage: gp-verify validity [--strict] [-o FILE] [FILE...]\n"
 	"       gp-verify publish [--min-reps N] [--max-cv X] [--rep-cap N] [--fleet FILE]\n"
 	"                         [--deadline-s S] [--min-tpot-ms X] [--miss-ratio X]\n"
 	"                         [--min-floor-reps N] [--awk PATH] [--jq PATH] [--awk-dir DIR]\n"
@@ -1011,8 +1011,12 @@ static void stability(struct publish *p, struct gp_out *out)
 		add = gp_gate_add_reps(reps, cv_used, p->opt->min_reps, p->opt->max_cv,
 				       p->opt->rep_cap);
 		if (verdict == GP_STABILITY_PUBLISHABLE_WITH_FOOTNOTE)
-			foot = xasprintf("%s at %g rps: residual CV %.4g over the %g bound at the "
-					 "%ld-rep cap", arm, rate, cv, p->opt->max_cv, reps);
+			foot = reps == p->opt->rep_cap ?
+			       xasprintf("%s at %g rps: residual CV %.4g over the %g bound at the "
+					 "%ld-rep cap", arm, rate, cv, p->opt->max_cv, reps) :
+			       xasprintf("%s at %g rps: residual CV %.4g over the %g bound at %ld "
+					 "reps, past the %ld-rep cap", arm, rate, cv, p->opt->max_cv,
+					 reps, p->opt->rep_cap);
 		else if (cv_used != cv && verdict == GP_STABILITY_PUBLISHABLE)
 			foot = xasprintf("%s at %g rps: every rep had good fraction 0 (CV undefined, "
 					 "taken as 0)", arm, rate);

@@ -102,4 +102,38 @@ test_expect_success 'an arm with no paired request: latency CIs are null, not Na
 		and .mean_good_fraction == 0 and .cv == null" o7 &&
 	! grep -qi nan o7
 '
+
+# Every record carries every field of its DESIGN.md §3 contract, null where a
+# value is undefined.  (jansson cannot write NaN: a NaN would silently drop
+# the field, so "no NaN" means "no field missing".)
+contract() {
+	jq -e -s '
+	def need($k): . as $o | all($k[]; . as $x | $o | has($x));
+	def ci: need(["est", "lo", "hi", "level", "method"]);
+	def q: need(["p50", "p90", "p99"]) and ([.p50, .p90, .p99] | all(ci));
+	length > 0 and all(.[];
+		if .type == "slo" then need(["ttft_ms", "tpot_ms", "origin", "baseline_stat", "multiple"])
+		elif .type == "goodfrac" then need(["arm", "rate_rps", "rep", "attempted", "good", "paired",
+			"single_token", "failed", "good_fraction"])
+		elif .type == "arm_summary" then need(["arm", "rate_rps", "reps", "mean_good_fraction", "cv",
+			"ttft_ms", "tpot_ms"]) and (.ttft_ms | q) and (.tpot_ms | q)
+		elif .type == "noise_floor" then need(["arm", "rate_rps", "reps", "mean", "half_width", "lo", "hi"])
+		elif .type == "compare" then need(["arm", "vs", "rate_rps", "diff", "lo", "hi", "level", "method",
+			"verdict"]) and ((has("tost") | not) or (.tost | need(["delta", "lo90", "hi90", "p_lower",
+			"p_upper", "p", "equivalent"])))
+		elif .type == "knee" then need(["arm", "rate_rps", "good_fraction", "target", "goodput_rps",
+			"accelerators", "goodput_rps_per_accel"])
+		else true end)' "$1" >/dev/null
+}
+test_expect_success 'degenerate input: every contract field present (null, never dropped as NaN)' '
+	{ mk f 1 1 0 0 0 0 0 4; mk x 1 1 0 0 0 0 0 4; mk y 2 1 0 0 0 1 0 0; mk z 1 1 0 0 0 0 0 5; mk z 1 2 0 0 0 0 0 5; valid; } >deg &&
+	gp-analyze $slo --floor f --equiv f --delta 0.1 deg >od1 && contract od1 &&
+	gp-analyze $slo --floor f --equiv z --delta 0.1 deg >od2 && contract od2 &&
+	jq -e -s "[.[] | .type] | (index(\"compare\") != null) and (index(\"noise_floor\") != null) and (index(\"knee\") != null)" od2 >/dev/null &&
+	jq -c "select(.type == \"compare\" and .arm == \"y\")" od1 >r &&
+	jall ".diff == null and .tost.lo90 == null and .tost.p == null and .tost.equivalent == false" r
+'
+test_expect_success 'ordinary input: every contract field present' '
+	gp-analyze $slo --floor a --equiv a --delta 0.05 in5 >oc && contract oc
+'
 test_done

@@ -75,4 +75,20 @@ test_expect_code 65 'a broken fleet file is a data error' '
 '
 test_expect_code 2 '--fleet and --accelerators together is a usage error' \
 	'gp-analyze $A --fleet fleet.json --accelerators 2 in'
+test_expect_success 'a dip in the curve: the knee is still the highest clearing rung, flagged non-monotone' '
+	# d: 0.95, 0.85, 0.95, 0.50 at 1, 2, 4, 8 rps.  Knee 4; crossing
+	# 4 + (0.95 - 0.9) / (0.95 - 0.5) x (8 - 4) = 4.4444...
+	{ run d 1 1 19; run d 2 1 17; run d 4 1 19; run d 8 1 10
+	  echo "{\"type\":\"validity\",\"kept\":4,\"discarded\":0,\"rules\":[]}"; } >dip &&
+	gp-analyze $A dip | jq -c "select(.type == \"knee\")" >k &&
+	jall ".arm == \"d\" and .rate_rps == 4 and .good_fraction == 0.95 and .monotone == false
+		and .rungs == 4 and ([.curve[].rate_rps] == [1, 2, 4, 8])" k &&
+	near "$(jq -r .crossing_rate_rps k)" 4.444444444444445 1e-9
+'
+test_expect_success 'the crossing sits exactly on a rung that meets the target' '
+	# e: 0.90 at 1 rps (= target, clears), 0.40 at 3 rps: knee 1, crossing 1.
+	{ run e 1 1 18; run e 3 1 8; echo "{\"type\":\"validity\"}"; } >onrung &&
+	gp-analyze $A onrung | jq -c "select(.type == \"knee\")" >k &&
+	jall ".rate_rps == 1 and .crossing_rate_rps == 1 and .good_fraction == 0.9" k
+'
 test_done

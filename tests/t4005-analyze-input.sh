@@ -96,6 +96,12 @@ test_expect_success 'lost request records (run_end.attempted mismatch): exit 65 
 	awk "NR != 10" in >lost &&
 	{ gp-analyze $A lost 2>err; test $? = 65; } && grep -q "run .a-2-1." err && grep -q "lost" err
 '
+test_expect_success 'a run_end attempted that is not an integer: exit 65, file:line:field' '
+	n=$(grep -n "\"type\":\"run_end\"" in | head -n 1 | cut -d: -f1) &&
+	awk -v n="$n" "NR == n { sub(/\"attempted\":[0-9]+/, \"\\\"attempted\\\":\\\"forty\\\"\") } { print }" in >badre &&
+	grep -q "\"attempted\":\"forty\"" badre &&
+	{ gp-analyze $A badre 2>err; test $? = 65; } && grep -q "badre:$n: field .attempted. is not an integer" err
+'
 test_expect_success 'a discarded run (records dropped by gp-verify) is not a loss' '
 	{ grep -v "\"run\":\"b-2-3\",\"arm\"" raw | grep -v "^{\"type\":\"run\"" ; run b 2 3 40 | tail -n 1;
 	  echo "{\"type\":\"discard\",\"arm\":\"b\",\"rate_rps\":2,\"rep\":3,\"reasons\":[\"hang\"]}"; valid; } >disc &&
@@ -121,13 +127,13 @@ test_expect_code 65 'no request records at all' 'valid | gp-analyze $A'
 test_expect_code 2 'an unknown option is a usage error' 'gp-analyze $A --frobnicate in'
 test_expect_code 2 'a bad number is a usage error' 'gp-analyze $A --resamples lots in'
 test_expect_success '--help prints the usage to stdout, exit 0' '
-	gp-analyze --help >h && grep -q "^usage: gp-analyze" h
+	gp-analyze --help >h && grep -q "^Usage: gp-analyze" h
 '
 test_expect_success '--version' 'gp-analyze --version | grep -q "gp-analyze (gp)"'
 # The man page as plain text (roff writes - as \-), and its SYNOPSIS block.
 man_text() { sed 's/\\-/-/g; s/\\f[BIRP]//g; s/\\(em/--/g' "$GP_TOP/doc/gp-analyze.1"; }
 man_synopsis() { man_text | sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' | sed -n '/^\.nf/,/^\.fi/p' | sed '1d;$d'; }
-help_synopsis() { gp-analyze --help | sed -n '1,/^$/p' | sed '$d' | sed 's/^usage: //; s/^       //'; }
+help_synopsis() { gp-analyze --help | sed -n '1,/^$/p' | sed '$d' | sed 's/^Usage: //; s/^       //'; }
 
 test_expect_success 'the man page names every option of --help' '
 	man_text >man.txt &&
@@ -142,5 +148,36 @@ test_expect_success '-o FILE.gz writes compressed records' '
 	gp-analyze $A in >o &&
 	gp-analyze $A -o out.ndjson.gz in && gzip -dc out.ndjson.gz | cmp - o
 '
+test_expect_success 'the default resamples (10000) and level (0.95) are recorded' '
+	gp-analyze --ttft-slo-ms 250 --tpot-slo-ms 12 in >d &&
+	jall "select(.type == \"slo\") | .resamples == 10000 and .level == 0.95" d &&
+	jall "select(.type == \"arm_summary\") | .ttft_ms.p50.resamples == 10000 and .good_fraction_ci.level == 0.95" d
+'
+test_expect_success '--level sets the level of every interval, and narrows it' '
+	gp-analyze $A --level 0.8 --floor a in >l80 && gp-analyze $A --floor a in >l95 &&
+	jall "select(.type == \"slo\") | .level == 0.8" l80 &&
+	jall "select(.type == \"arm_summary\") | .ttft_ms.p90.level == 0.8 and .tpot_ms_cluster.p50.level == 0.8
+		and .good_fraction_ci.level == 0.8 and .good_fraction_pooled.level == 0.8" l80 &&
+	jall "select(.type == \"compare\" or .type == \"noise_floor\") | .level == 0.8" l80 &&
+	w80=$(jq -s "map(select(.type == \"arm_summary\" and .arm == \"a\"))[0].ttft_ms.p50 | .hi - .lo" l80) &&
+	w95=$(jq -s "map(select(.type == \"arm_summary\" and .arm == \"a\"))[0].ttft_ms.p50 | .hi - .lo" l95) &&
+	awk -v a="$w80" -v b="$w95" "BEGIN { exit !(a < b) }"
+'
+test_expect_code 2 '--level outside (0.5, 1) is a usage error' 'gp-analyze $A --level 1.5 in'
+test_expect_success 'stderr is silent when it is not a terminal' '
+	gp-analyze $A --floor a in >o 2>err && test ! -s err
+'
+if command -v script >/dev/null; then
+test_expect_success 'a summary table on stderr when it is a terminal; stdout stays NDJSON' '
+	script -qec "gp-analyze $A --floor a in >tty.ndjson" /dev/null >tty.txt &&
+	grep -q "^SLO: TTFT <= 250 ms and TPOT <= 12 ms (fixed)" tty.txt &&
+	grep -q "^arm  *rate_rps  *reps  *good" tty.txt &&
+	grep -q "^b  *2  *3 " tty.txt &&
+	grep -q "^compare b vs a at 2 rps: diff" tty.txt && grep -q "^knee a: " tty.txt &&
+	gp-analyze $A --floor a in | cmp - tty.ndjson
+'
+else
+	say "script(1) missing: terminal table not tested"
+fi
 
 test_done

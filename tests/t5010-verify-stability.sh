@@ -44,6 +44,30 @@ test_expect_success 'over the cap and under the bound: PUBLISHABLE, no footnote'
 	summary a 12 0.05 | gp-verify publish -q --rep-cap 10 >out;
 	test "$(stab out a)" = "PUBLISHABLE 0 null"
 '
+test_expect_success 'at the cap with CV exactly at the bound: PUBLISHABLE, no footnote' '
+	summary a 10 0.10 | gp-verify publish -q --rep-cap 10 >out;
+	test "$(stab out a)" = "PUBLISHABLE 0 null"
+'
+test_expect_success 'past the cap with CV over: still PUBLISHABLE_WITH_FOOTNOTE' '
+	summary a 12 0.2 | gp-verify publish -q --rep-cap 10 >out;
+	test "$(stab out a)" = "PUBLISHABLE_WITH_FOOTNOTE 0 a at 2 rps: residual CV 0.2 over the 0.1 bound at 12 reps, past the 10-rep cap"
+'
+test_expect_success 'one below the cap with CV over: ADD_REPLICATES, 1 more' '
+	summary a 9 0.2 | gp-verify publish -q --rep-cap 10 >out;
+	test "$(stab out a)" = "ADD_REPLICATES 1 null"
+'
+test_expect_success 'the cap equal to --min-reps: N=5 with CV over is footnoted, N=4 is not' '
+	summary a 5 0.3 | gp-verify publish -q --rep-cap 5 >out;
+	test "$(stab out a | cut -d" " -f1,2)" = "PUBLISHABLE_WITH_FOOTNOTE 0" &&
+	summary a 4 0.3 | gp-verify publish -q --rep-cap 5 >out;
+	test "$(stab out a)" = "ADD_REPLICATES 1 null"
+'
+test_expect_success 'the stability record states the policy applied' '
+	summary a 5 0.05 | gp-verify publish -q --rep-cap 8 --max-cv 0.2 --min-reps 4 >out;
+	only stability out | jq -e ".min_reps == 4 and .max_cv == 0.2 and .rep_cap == 8 and .cv == 0.05 and .reps == 5" &&
+	summary a 5 0.05 | gp-verify publish -q >out;
+	only stability out | jq -e ".min_reps == 5 and .max_cv == 0.1 and .rep_cap == null"
+'
 test_expect_success '--min-reps and --max-cv move the thresholds' '
 	summary a 3 0.15 | gp-verify publish -q --min-reps 3 --max-cv 0.15 >out;
 	test "$(stab out a)" = "PUBLISHABLE 0 null" &&

@@ -190,6 +190,15 @@ test_expect_success 'the integrity checks give the same records under mawk and g
 	test -s mi && cmp mi gi
 '
 
+if command -v gawk >/dev/null && command -v mawk >/dev/null; then
+test_expect_success 'POSIX awk only: gawk --posix gives the same integrity records as mawk' '
+	printf "#!/bin/sh\nexec gawk --posix \"\$@\"\n" >pawk && chmod +x pawk &&
+	AWK=$PWD/pawk back "$R" "$A" >p1 && test "$(st p1)" = "$ALL_OK" &&
+	AWK=$PWD/pawk back "$R" a >p2;
+	jq -c "select(.type==\"integrity\")" p2 >pi && cmp mi pi
+'
+fi
+
 test_expect_code 1 'an awk that cannot run: every check not checked, not publishable' '
 	back "$R" "$A" --awk /nonexistent/awk >out 2>err;
 	rc=$?; test "$(jq -r "select(.type==\"integrity\") | .status" out | sort -u)" = not_checked && exit $rc

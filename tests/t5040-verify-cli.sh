@@ -6,7 +6,7 @@ R=$D/runs.ndjson A=$D/analysis.ndjson F=$D/fleet.json
 MAN=$GP_TOP/doc/gp-verify.1
 
 test_expect_success '--help prints the usage on stdout, exit 0' '
-	gp-verify --help >out && head -n 1 out | grep -q "^usage: gp-verify validity" &&
+	gp-verify --help >out && head -n 1 out | grep -q "^Usage: gp-verify validity" &&
 	gp-verify publish --help >out2 && cmp out out2 &&
 	gp-verify validity -h >out3 && cmp out out3
 '
@@ -25,7 +25,7 @@ test_expect_code 65 'a missing input file: 65' 'gp-verify validity /nonexistent.
 
 test_expect_success 'the man page SYNOPSIS is the --help usage' '
 	sed -n "/^\.SH SYNOPSIS/,/^\.SH/p" "$MAN" | sed -e "/^\./d" -e "s/\\\\-/-/g" -e "s/^ *//" | tr -s " " >man.txt &&
-	gp-verify --help | sed -n "1,/^\$/p" | sed -e "/^\$/d" -e "s/^usage: //" -e "s/^ *//" | tr -s " " >use.txt &&
+	gp-verify --help | sed -n "1,/^\$/p" | sed -e "/^\$/d" -e "s/^Usage: //" -e "s/^ *//" | tr -s " " >use.txt &&
 	diff use.txt man.txt
 '
 test_expect_success 'the man page lists every exit status' '
