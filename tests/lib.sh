@@ -95,6 +95,6 @@ start_sim() {
 	gp-sim --port "$SIM_PORT" "$@" 2>>"$TRASH/sim.log" &
 	SIM_PID=$!
 	cleanup_pid $SIM_PID
-	_i=0
-	while [ $_i -lt "$_nb" ]; do wait_port $((SIM_PORT + _i)) || return 1; _i=$((_i + 1)); done
+	_b=0
+	while [ $_b -lt "$_nb" ]; do wait_port $((SIM_PORT + _b)) || return 1; _b=$((_b + 1)); done
 }

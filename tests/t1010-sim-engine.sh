@@ -1,0 +1,99 @@
+#!/bin/sh
+# gp-sim: the engine model seen from outside — /metrics names and movement,
+# the prefix cache shortening TTFT, queueing past --max-batch.
+. "$(dirname "$0")/lib.sh"
+
+post() { # PATH BODY [curl args...]
+	_p=$1 _b=$2; shift 2
+	curl -sS -N "$@" -H 'Content-Type: application/json' -d "$_b" "http://127.0.0.1:$SIM_PORT$_p"
+}
+# metric NAME-WITH-LABELS: value from /metrics (port $SIM_PORT)
+metric() {
+	curl -sS "http://127.0.0.1:$SIM_PORT/metrics" | awk -v s="$1" '$1 == s { print $2; f = 1 } END { exit !f }'
+}
+words() { seq "$2" "$(($2 + $1 - 1))" | sed 's/^/w/' | tr '\n' ' '; }
+
+start_sim --model m --truth truth.ndjson --prefill-tok-s 20000 --block-tokens 16
+
+L='model_name="m"'
+test_expect_success '/metrics exposes the vLLM names with model_name labels' '
+	curl -sS "http://127.0.0.1:$SIM_PORT/metrics" >m0.txt &&
+	for n in "vllm:num_requests_running{$L}" "vllm:num_requests_waiting{$L}" \
+		 "vllm:prefix_cache_queries_total{$L}" "vllm:prefix_cache_hits_total{$L}" \
+		 "vllm:prompt_tokens_total{$L}" "vllm:generation_tokens_total{$L}" \
+		 "vllm:kv_cache_usage_perc{$L}" \
+		 "vllm:time_to_first_token_seconds_bucket{$L,le=\"+Inf\"}" \
+		 "vllm:time_to_first_token_seconds_sum{$L}" "vllm:time_to_first_token_seconds_count{$L}" \
+		 "vllm:time_per_output_token_seconds_count{$L}" \
+		 "vllm:request_success_total{$L,finished_reason=\"length\"}"; do
+		awk -v s="$n" "\$1 == s { f = 1 } END { exit !f }" m0.txt || { echo "missing $n"; exit 1; }
+	done &&
+	grep -q "^# TYPE vllm:prefix_cache_queries counter$" m0.txt &&
+	grep -q "^# TYPE vllm:prefix_cache_hits counter$" m0.txt &&
+	grep -q "^# TYPE vllm:time_to_first_token_seconds histogram$" m0.txt &&
+	grep -q "^# TYPE vllm:num_requests_running gauge$" m0.txt &&
+	! grep -v "^#" m0.txt | grep -v "model_name=\"m\"" &&
+	! grep -q backend= m0.txt
+'
+test_expect_success 'histogram buckets are cumulative and end at the count' '
+	awk "/^vllm:time_to_first_token_seconds_bucket/ { if (\$2 < prev) exit 1; prev = \$2 } END { }" m0.txt
+'
+
+P=$(words 4000 1)
+test_expect_success 'a long prompt: cold, then the same prompt hits the prefix cache' '
+	post /v1/completions "{\"prompt\":\"$P\",\"max_tokens\":2,\"ignore_eos\":true,\"stream\":true}" -H "X-Request-Id: cold" >/dev/null &&
+	post /v1/completions "{\"prompt\":\"$P\",\"max_tokens\":2,\"ignore_eos\":true,\"stream\":true}" -H "X-Request-Id: warm" >/dev/null &&
+	jq -r "select(.id == \"cold\") | \"\(.cached_tokens) \(.ttft_ms)\"" truth.ndjson >cold &&
+	jq -r "select(.id == \"warm\") | \"\(.cached_tokens) \(.ttft_ms)\"" truth.ndjson >warm &&
+	cat cold warm &&
+	read cc ct <cold && read wc wt <warm &&
+	test "$cc" = 0 && test "$wc" = 3999 &&
+	# 4000 tokens at 20000 tok/s = 200 ms cold; 1 token warm
+	awk -v c="$ct" -v w="$wt" "BEGIN { exit !(c >= 199.9 && w < 60 && w < c / 4) }"
+'
+test_expect_success 'a shared prefix hits only its leading full blocks' '
+	Q="$(words 100 1)$(words 50 90001)" &&
+	post /v1/completions "{\"prompt\":\"$Q\",\"max_tokens\":1,\"stream\":true}" -H "X-Request-Id: partial" >/dev/null &&
+	test "$(jq -r "select(.id == \"partial\") | .cached_tokens" truth.ndjson)" = 96
+'
+test_expect_success 'prefix cache counters moved, in tokens' '
+	q=$(metric "vllm:prefix_cache_queries_total{$L}") && h=$(metric "vllm:prefix_cache_hits_total{$L}") &&
+	echo "$q $h" && test "$q" = 8150 && test "$h" = 4095 &&
+	test "$(metric "vllm:prompt_tokens_total{$L}")" = 8150 &&
+	test "$(metric "vllm:generation_tokens_total{$L}")" = 5 &&
+	test "$(metric "vllm:request_success_total{$L,finished_reason=\"length\"}")" -ge 2 &&
+	test "$(metric "vllm:time_to_first_token_seconds_count{$L}")" = 3 &&
+	test "$(metric "vllm:time_per_output_token_seconds_count{$L}")" = 2
+'
+test_expect_success 'gp_prom-style parse of the whole page: every sample line is name{...} value' '
+	curl -sS "http://127.0.0.1:$SIM_PORT/metrics" | grep -v "^#" |
+		awk "NF != 2 || \$1 !~ /^vllm:[a-z_]+(\\{.*\\})?\$/ || \$2 !~ /^[-+0-9.eE]+\$|^NaN\$|^[+-]Inf\$/ { print; exit 1 }"
+'
+kill $SIM_PID; wait $SIM_PID
+
+# Queueing: 2 slots, 8 concurrent requests of 10 tokens with 10 ms steps.
+start_sim --model m --truth q.ndjson --max-batch 2 --decode-ms 10 --decode-ms-per-seq 0
+test_expect_success 'past --max-batch requests wait: TTFT grows in waves' '
+	for i in 1 2 3 4 5 6 7 8; do
+		post /v1/completions "{\"prompt\":\"a b c\",\"max_tokens\":10,\"ignore_eos\":true,\"stream\":true}" -H "X-Request-Id: q$i" >/dev/null &
+	done
+	sleep 0.15 &&
+	curl -sS "http://127.0.0.1:$SIM_PORT/metrics" >mq.txt &&
+	wait &&
+	grep "^vllm:num_requests_running" mq.txt | grep -q " 2$" &&
+	w=$(awk "/^vllm:num_requests_waiting/ { print \$2 }" mq.txt) && test "$w" -ge 1 &&
+	test "$(jq -s "map(select(.type == \"truth\")) | length" q.ndjson)" = 8 &&
+	jq -r "select(.type == \"truth\") | .ttft_ms" q.ndjson | sort -n >ttfts &&
+	cat ttfts &&
+	# each pair holds its slots >= 90 ms (9 steps after the first token):
+	# 4 waves when the 8 arrive together; arrivals spread under load
+	test "$(awk "\$1 < 30" ttfts | wc -l)" -ge 2 &&
+	test "$(awk "\$1 > 150" ttfts | wc -l)" -ge 2 &&
+	test "$(jq -r "select(.type == \"truth\" and .queue_ms > 50) | .id" q.ndjson | wc -l)" -ge 4
+'
+test_expect_success 'after the burst the engine is idle again' '
+	test "$(metric "vllm:num_requests_running{$L}")" = 0 &&
+	test "$(metric "vllm:num_requests_waiting{$L}")" = 0 &&
+	test "$(metric "vllm:kv_cache_usage_perc{$L}")" = 0
+'
+test_done
