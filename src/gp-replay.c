@@ -234,6 +234,8 @@ struct req {
 	size_t id_cap;
 	long in_tokens;			/* from the trace */
 	int64_t sched_ns, dispatch_ns, sent_ns, first_ns, done_ns, last_byte_ns, prev_ev_ns;
+	int64_t runq0_ns;		/* client run-queue wait when its window began, -1: unknown */
+	long connects;			/* new connections the transfer opened */
 	long usage_out, usage_in, content_events;
 	int saw_done, saw_finish, stream_error, err, capped;
 	struct sb body;			/* the request body, reused */
@@ -260,7 +262,14 @@ static struct {
 	double rate_rps;		/* NaN when unknown */
 	unsigned long attempted, ok, single, failed, by_err[E_NCLASS], capped;
 	int64_t first_send_ns, last_send_ns, last_done_ns;
-	struct gp_pace_hist late;
+	struct gp_pace_hist late;	/* dispatch − scheduled */
+	struct gp_pace_hist conn;	/* sent − dispatch of sends on a new connection */
+	unsigned long new_conns, late_sends, late_cpu_wait;
+	int schedstat_fd;		/* /proc/self/schedstat, -1 when absent */
+	int64_t runq_t0, cpu_t0;	/* client run-queue wait and CPU time at t = 0 */
+	int64_t runq_win;		/* run-queue wait when the client was last on time */
+	int runq_win_set;
+	long majflt_t0;
 	struct sb rec;			/* record being written */
 	char done_err_detail[256];
 } G;
@@ -377,6 +386,44 @@ static void trace_setup(struct trace_in *t, char **paths, int n)
 	spool_paths[0] = spool_path;
 	t->paths = spool_paths;
 	t->npaths = 1;
+}
+
+/* ---- the client's own share of the host ---- */
+
+/*
+ * Time this process has spent runnable but waiting for a CPU (ns), from
+ * /proc/self/schedstat (second field), or -1 when the kernel does not keep
+ * it.  A late send during which this grew by as much as the lateness was
+ * late because other processes held the CPU, not because of gp-replay.
+ */
+static int64_t runq_wait_ns(void)
+{
+	char buf[128];
+	long long run, wait;
+	ssize_t n;
+
+	if (G.schedstat_fd < 0)
+		return -1;
+	n = pread(G.schedstat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lld %lld", &run, &wait) != 2)
+		return -1;
+	return wait;
+}
+
+/* CPU time (user + system, ns) and major page faults of this process so far. */
+static int64_t cpu_ns(long *majflt)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	if (majflt)
+		*majflt = ru.ru_majflt;
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * GP_NS_PER_S +
+	       ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
 }
 
 /* ---- records ---- */
@@ -503,6 +550,9 @@ static void write_record(struct req *r, int err, long status, const char *detail
 	sb_num(b, gp_ns_to_s(r->sched_ns - G.t0), 6);
 	sb_str(b, ",\"t_sent_s\":");
 	sb_num(b, sent ? gp_ns_to_s(r->sent_ns - G.t0) : NAN, 6);
+	sb_str(b, ",\"connect_ms\":");
+	sb_num(b, sent ? gp_ns_to_ms(r->sent_ns - r->dispatch_ns) : NAN, 3);
+	sb_fmt(b, ",\"new_connection\":%s", sent ? (r->connects > 0 ? "true" : "false") : "null");
 	sb_str(b, ",\"ttft_ms\":");
 	sb_num(b, ttft, 3);
 	sb_str(b, ",\"tpot_ms\":");
@@ -553,7 +603,11 @@ static void write_record(struct req *r, int err, long status, const char *detail
 	{
 		int64_t s = r->sent_ns ? r->sent_ns : r->dispatch_ns;
 
-		gp_pace_hist_add(&G.late, s - r->sched_ns);
+		gp_pace_hist_add(&G.late, r->dispatch_ns - r->sched_ns);
+		if (r->sent_ns && r->connects > 0) {
+			G.new_conns++;
+			gp_pace_hist_add(&G.conn, r->sent_ns - r->dispatch_ns);
+		}
 		if (!G.first_send_ns || s < G.first_send_ns)
 			G.first_send_ns = s;
 		if (s > G.last_send_ns)
@@ -589,6 +643,7 @@ static struct req *req_get(void)
 	}
 	r->prev = r->next = NULL;
 	r->dispatch_ns = r->sent_ns = r->first_ns = r->done_ns = r->prev_ev_ns = 0;
+	r->connects = 0;
 	r->capped = 0;
 	r->usage_out = r->usage_in = -1;
 	r->content_events = 0;
@@ -655,6 +710,7 @@ static void abort_req(struct req *r, int err, int64_t t)
 {
 	long status = gp_http_status(r->x);
 
+	r->connects = gp_http_connects(r->x);
 	gp_http_cancel(r->x);
 	finish(r, err, status, NULL, t);
 }
@@ -823,6 +879,7 @@ static void on_done(void *user, const struct gp_http_result *res, int64_t t)
 		break;
 	}
 	sanitize(detail);
+	r->connects = gp_http_connects(r->x);
 	finish(r, err, status, detail, end);
 }
 
@@ -943,6 +1000,14 @@ static struct req *prepare_next(void)
 			memcpy(r->id, rec.id, n);
 			r->in_tokens = rec.input_tokens;
 			r->sched_ns = G.t0 + (int64_t)llround(off * 1e9);
+			/* The window that explains this send's lateness starts when
+			 * the client was last ahead of its schedule: now, unless this
+			 * send is already due (then an earlier delay made it late). */
+			if (!G.runq_win_set || gp_now_ns() < r->sched_ns) {
+				G.runq_win = runq_wait_ns();
+				G.runq_win_set = 1;
+			}
+			r->runq0_ns = G.runq_win;
 			build_body(r, &rec);
 			r->hdr_id.len = 0;
 			sb_str(&r->hdr_id, "X-Request-Id: ");
@@ -973,6 +1038,15 @@ static void dispatch(struct req *r)
 		xh[n++] = r->hdr_key.p;
 	r->dispatch_ns = gp_now_ns();
 	r->last_byte_ns = r->dispatch_ns;
+	if (r->dispatch_ns - r->sched_ns > GP_NS_PER_MS) {
+		/* Late: was the client waiting for a CPU meanwhile?  (Measured
+		 * after the stamp, so it costs the late send nothing more.) */
+		int64_t w = runq_wait_ns();
+
+		G.late_sends++;
+		if (w >= 0 && r->runq0_ns >= 0 && 2 * (w - r->runq0_ns) >= r->dispatch_ns - r->sched_ns)
+			G.late_cpu_wait++;
+	}
 	inflight_add(r);
 	if (gp_http_start(r->x, cfg.endpoint, r->body.p, r->body.len, xh, n)) {
 		/* libcurl refused the handle: count it, never drop it. */
@@ -1341,6 +1415,9 @@ static int write_trailer(int interrupted)
 	int64_t end = G.last_done_ns > G.t0 ? G.last_done_ns : gp_now_ns();
 	double ach = G.attempted >= 2 && G.last_send_ns > G.first_send_ns
 		     ? (double)(G.attempted - 1) / gp_ns_to_s(G.last_send_ns - G.first_send_ns) : NAN;
+	int64_t runq = runq_wait_ns();
+	long majflt = 0;
+	int64_t cpu = cpu_ns(&majflt);
 	int i, first = 1;
 
 	b->len = 0;
@@ -1362,6 +1439,16 @@ static int write_trailer(int interrupted)
 	sb_num(b, p99, 4);
 	sb_str(b, ",\"lateness_max_ms\":");
 	sb_num(b, mx, 4);
+	sb_fmt(b, ",\"late_sends\":%lu,\"late_sends_cpu_wait\":%lu,\"new_connections\":%lu,\"connect_p99_ms\":",
+	       G.late_sends, G.late_cpu_wait, G.new_conns);
+	sb_num(b, gp_pace_hist_quantile(&G.conn, 0.99) / 1e6, 4);
+	sb_str(b, ",\"connect_max_ms\":");
+	sb_num(b, G.conn.count ? (double)G.conn.max_ns / 1e6 : NAN, 4);
+	sb_str(b, ",\"client_cpu_s\":");
+	sb_num(b, gp_ns_to_s(cpu - G.cpu_t0), 3);
+	sb_str(b, ",\"client_runq_wait_ms\":");
+	sb_num(b, runq >= 0 && G.runq_t0 >= 0 ? gp_ns_to_ms(runq - G.runq_t0) : NAN, 3);
+	sb_fmt(b, ",\"client_major_faults\":%ld", majflt - G.majflt_t0);
 	sb_fmt(b, ",\"client_behind\":%s,\"capped_sends\":%lu,\"peak_inflight\":%ld,\"duration_s\":",
 	       behind ? "true" : "false", G.capped, G.peak_inflight);
 	sb_num(b, gp_ns_to_s(end - G.t0), 6);
@@ -1371,9 +1458,17 @@ static int write_trailer(int interrupted)
 	       gp_rfc3339(G.wall0 + (end - G.t0), at, sizeof(at)), interrupted ? "true" : "false");
 	if (gp_out_line(&G.out, b->p, b->len))
 		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
-	if (behind)
+	if (behind) {
 		gp_warn("the client fell behind its schedule: send lateness p99 %.3f ms, max %.3f ms "
 			"(rule: p99 > 1 ms or max > 10 ms); this run is not open loop", p99, mx);
+		if (G.capped)
+			gp_warn("%lu sends were held back by --max-inflight %ld", G.capped, cfg.max_inflight);
+		if (G.late_cpu_wait)
+			gp_warn("%lu of %lu sends late by over 1 ms waited mostly for a CPU that other "
+				"processes held (run-queue wait %.1f ms over the run): the host is "
+				"overloaded; give gp-replay a core of its own", G.late_cpu_wait,
+				G.late_sends, runq >= 0 && G.runq_t0 >= 0 ? gp_ns_to_ms(runq - G.runq_t0) : NAN);
+	}
 	return behind;
 }
 
@@ -1474,6 +1569,8 @@ int main(int argc, char **argv)
 		gp_die(GP_EXIT_SOFTWARE, "%s: %s", cfg.out_path ? cfg.out_path : "-", strerror(errno));
 	G.inflight.next = G.inflight.prev = &G.inflight;
 	gp_pace_hist_init(&G.late);
+	gp_pace_hist_init(&G.conn);
+	G.schedstat_fd = open("/proc/self/schedstat", O_RDONLY | O_CLOEXEC);
 
 	/* The run's start: now, or the --start-at wall-clock instant. */
 	{
@@ -1515,6 +1612,8 @@ int main(int argc, char **argv)
 		G.t0 = m;
 	}
 	flush_metrics();
+	G.runq_t0 = runq_wait_ns();
+	G.cpu_t0 = cpu_ns(&G.majflt_t0);
 
 	spin_ns = cfg.spin_us * 1000;
 	sweep_ns = cfg.idle_s > 0 ? (int64_t)fmin(cfg.idle_s * 1e9 / 10, 10e6) : 0;

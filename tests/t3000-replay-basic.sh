@@ -57,6 +57,13 @@ test_expect_success 'a normal run: exit 0, header + one record per trace record 
 	sel ".type == \"run_end\"" run.ndjson |
 	all_of ".attempted == 40 and .ok == 39 and .single_token == 1 and .failed == 0 and .interrupted == false"
 '
+test_expect_success 'keep-alive: connections are reused, never one per request' '
+	sel ".type == \"run_end\"" run.ndjson | all_of ".new_connections <= .peak_inflight and
+		.new_connections < 20" &&
+	sel ".type == \"request\" and .new_connection == false" run.ndjson | jq -s -e "length >= 20" >/dev/null &&
+	test "$(sel ".type == \"request\" and .new_connection" run.ndjson | wc -l)" = \
+	     "$(sel ".type == \"run_end\"" run.ndjson | jq .new_connections)"
+'
 test_expect_success 'request ids are the trace ids, in a one-to-one mapping' '
 	sel ".type == \"request\"" run.ndjson | jq -r .id | sort >got &&
 	jq -r .id trace.ndjson | sort >want && cmp got want
@@ -66,7 +73,8 @@ check_fields() {
 		has("rate_rps") and has("id") and has("t_sched_s") and has("t_sent_s") and has("ttft_ms") and
 		has("tpot_ms") and has("e2e_ms") and has("in_tokens") and has("out_tokens") and
 		has("tokens_from") and has("outcome") and has("error") and has("http_status") and
-		has("backend") and has("receipt") and has("prefill") and has("decode")'
+		has("backend") and has("receipt") and has("prefill") and has("decode") and
+		has("connect_ms") and has("new_connection")'
 }
 test_expect_success 'every request record carries the DESIGN.md §3 fields' 'check_fields'
 check_q3() {

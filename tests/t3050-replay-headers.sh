@@ -44,10 +44,16 @@ class H(BaseHTTPRequestHandler):
         n = body["max_tokens"]
         ev = [": keep-alive comment\r\n\r\n",
               "data: " + json.dumps({"id": cid, "choices": [{"delta": {"role": "assistant", "content": ""}}]}) + "\r\n\r\n"]
+        if rid == "slow":
+            # The role chunk (empty content) goes out at once, the first token
+            # 150 ms later: TTFT must be stamped on the token, not the role.
+            raw = "".join(ev).encode()
+            self.chunk(raw); ev = []; time.sleep(0.15)
         for k in range(n):
             d = {"reasoning_content": "think"} if k == 0 else {"content": "w%d " % k}
             ev.append("data: " + json.dumps({"id": cid, "choices": [{"delta": d, "finish_reason": "length" if k == n - 1 else None}]}) + "\r\n\r\n")
-        ev.append("data: " + json.dumps({"id": cid, "choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": n}}) + "\r\n\r\n")
+        if rid != "nousage":
+            ev.append("data: " + json.dumps({"id": cid, "choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": n}}) + "\r\n\r\n")
         ev.append("data: [DONE]\r\n\r\n")
         raw = "".join(ev).encode()
         # Odd chunking: 7-byte HTTP chunks, so CR and LF often fall in different reads.
@@ -115,5 +121,37 @@ test_expect_success 'completions API: messages become the prompt; --no-ignore-eo
 	gp-replay --url $URL --model m --api completions --no-ignore-eos --max-requests 1 trace.ndjson >run3.ndjson &&
 	sel ".id == \"r1\"" seen.ndjson | all_of ".path == \"/v1/completions\" and .body.prompt == \"hi \\\"there\\\"\" and
 		(.body | has(\"ignore_eos\") | not) and (.body | has(\"min_tokens\") | not) and .body.max_tokens == 5"
+'
+printf '%s\n' '{"type":"trace","id":"slow","t_s":0,"input_tokens":4,"output_tokens":3,"prompt":"a b c d"}' \
+	'{"type":"trace","id":"nousage","t_s":0.01,"input_tokens":4,"output_tokens":6,"prompt":"a b c d"}' \
+	'{"type":"trace","id":"p1","t_s":0.02,"input_tokens":12,"output_tokens":2,"hash_ids":[1,2,3]}' \
+	'{"type":"trace","id":"p2","t_s":0.03,"input_tokens":12,"output_tokens":2,"hash_ids":[1,2,8]}' \
+	'{"type":"trace","id":"p3","t_s":0.04,"input_tokens":12,"output_tokens":2,"hash_ids":[5,2,3]}' >more.ndjson
+test_expect_success 'a second trace: TTFT timing, no usage chunk, synthesized prompts' '
+	: >seen.ndjson &&
+	gp-replay --url $URL --model m --block-tokens 4 more.ndjson >run4.ndjson &&
+	sel ".type == \"run_end\"" run4.ndjson | all_of ".attempted == 5 and .ok == 5"
+'
+test_expect_success 'TTFT is the first content-bearing event, not the role chunk' '
+	sel ".type == \"request\" and .id == \"slow\"" run4.ndjson | all_of ".ttft_ms >= 150 and .ttft_ms < 1000"
+'
+test_expect_success 'without a usage chunk, out_tokens counts content events (tokens_from chunks)' '
+	sel ".type == \"request\" and .id == \"nousage\"" run4.ndjson | all_of ".out_tokens == 6 and .tokens_from == \"chunks\" and
+		.outcome == \"ok\" and .in_tokens == 4 and ((.tpot_ms - (.e2e_ms - .ttft_ms) / 5) | fabs) < 0.001"
+'
+# words W of the prompt of record ID as the server received it
+words() { sel ".id == \"$1\"" seen.ndjson | jq -r ".body.messages[0].content" | tr " " "\n" | sed -n "$2p" | tr "\n" " "; }
+test_expect_success 'synthesized prompts: input_tokens words, shared leading hash_ids = identical prefix' '
+	test "$(words p1 1,99 | wc -w)" = 12 &&
+	test "$(words p1 1,8)" = "$(words p2 1,8)" &&
+	test "$(words p1 9,12)" != "$(words p2 9,12)" &&
+	test "$(words p1 1,4)" != "$(words p3 1,4)"
+'
+test_expect_success 'synthesized prompts are deterministic (the same bytes on a second run)' '
+	sel ".id == \"p1\"" seen.ndjson | jq -r ".body.messages[0].content" >w1 &&
+	: >seen.ndjson &&
+	gp-replay --url $URL --model m --block-tokens 4 --max-requests 3 more.ndjson >/dev/null &&
+	sel ".id == \"p1\"" seen.ndjson | jq -r ".body.messages[0].content" >w2 &&
+	test -s w1 && cmp w1 w2
 '
 test_done

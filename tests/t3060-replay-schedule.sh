@@ -24,7 +24,7 @@ test_expect_success 'as is: rate_rps is the trace mean (n-1)/span' '
 	sel ".type == \"run\"" asis.ndjson | all_of "((.rate_rps - 39 / 1.408) | fabs) < 1e-6 and .schedule == \"asis\""
 '
 test_expect_success '--rate-rps 55.4: offsets scaled by one factor, bursts kept' '
-	gp-replay --url $URL --model m --rate-rps 55.4 trace.ndjson >rs.ndjson &&
+	gp-replay --url $URL --model m --rate-rps 55.4 --preconnect 0 trace.ndjson >rs.ndjson &&
 	sched rs.ndjson >c && join c b | awk "\$3 > 0 { f = \$2 / \$3; if (!n++) f0 = f; d = f - f0; if (d < 0) d = -d; if (d > 1e-4 * f0) bad = 1 } END { exit bad || !n }" &&
 	sel ".type == \"request\" and .id == \"p39\"" rs.ndjson | all_of "((39 / .t_sched_s) - 55.4 | fabs) < 0.01"
 '
@@ -50,10 +50,47 @@ test_expect_success '--max-requests 7 sends the first 7 records' '
 	printf "p%s\n" 0 1 2 3 4 5 6 | sort >want && cmp got want
 '
 test_expect_success 'sends are never early; the trailer lateness matches the records'"'"' max' '
-	sel ".type == \"request\"" rs.ndjson | all_of ".t_sent_s >= .t_sched_s" &&
-	mx=$(sel ".type == \"request\"" rs.ndjson | jq -s "map((.t_sent_s - .t_sched_s) * 1000) | max") &&
+	sel ".type == \"request\"" rs.ndjson | all_of ".t_sent_s >= .t_sched_s and .connect_ms >= 0 and
+		.t_sent_s - .t_sched_s - .connect_ms / 1000 >= -2e-6" &&
+	mx=$(sel ".type == \"request\"" rs.ndjson | jq -s "map((.t_sent_s - .t_sched_s) * 1000 - .connect_ms) | max") &&
 	sel ".type == \"run_end\"" rs.ndjson | all_of "((.lateness_max_ms - $mx) | fabs) < 0.01"
 '
+test_expect_success 'connection setup is reported apart from lateness' '
+	sel ".type == \"request\" and .new_connection" rs.ndjson | jq -s "map(.connect_ms) | max" >cmax &&
+	n=$(sel ".type == \"request\" and .new_connection" rs.ndjson | wc -l) &&
+	sel ".type == \"run_end\"" rs.ndjson | all_of ".new_connections == $n and .new_connections >= 1 and
+		((.connect_max_ms - $(cat cmax)) | fabs) < 0.01 and .connect_p99_ms <= .connect_max_ms and
+		.new_connections <= .peak_inflight"
+'
+# A client stopped by a signal (SIGSTOP) is late, but not for want of a CPU:
+# the run-queue attribution must not blame the host for it.
+test_expect_success 'a stopped client is late, and not blamed on CPU contention' '
+	gp-replay --url $URL --model m --rate-rps 40 trace.ndjson >stop.ndjson 2>stop.err &
+	pid=$!
+	sleep 0.3 && kill -STOP $pid && sleep 0.3 && kill -CONT $pid
+	wait $pid
+	sel ".type == \"run_end\"" stop.ndjson | all_of ".client_behind == true and .lateness_max_ms > 150 and
+		.late_sends >= 1 and .late_sends_cpu_wait == 0 and .client_cpu_s > 0 and .client_major_faults >= 0" &&
+	grep -q "fell behind" stop.err && ! grep -q "waited mostly for a CPU" stop.err
+'
+# The other way round: a client starved of CPU (a CPU quota shared with a busy
+# loop, as a real-time hog would do) is late, and the late sends are put down
+# to the run-queue wait.  Needs a writable cgroup v1 cpu controller (root).
+CG=/sys/fs/cgroup/cpu/gp-t3060-$$
+if [ -w /sys/fs/cgroup/cpu ] && [ -r /proc/self/schedstat ] && mkdir "$CG" 2>/dev/null; then
+	echo 500000 >"$CG/cpu.cfs_period_us" && echo 100000 >"$CG/cpu.cfs_quota_us"
+	(echo $BASHPID >"$CG/cgroup.procs"; exec sh -c "while :; do :; done") &
+	hog=$!
+	(echo $BASHPID >"$CG/cgroup.procs"; exec gp-replay --url $URL --model m --rate-rps 20 trace.ndjson) >cg.ndjson 2>cg.err
+	kill $hog; wait $hog 2>/dev/null
+	while [ -s "$CG/cgroup.procs" ]; do sleep 0.05; done
+	rmdir "$CG"
+	test_expect_success 'a client starved of CPU: its late sends are put down to the run-queue wait' '
+		sel ".type == \"run_end\"" cg.ndjson | all_of ".client_behind == true and .lateness_max_ms > 100 and
+			.late_sends >= 1 and .late_sends_cpu_wait * 2 >= .late_sends and .client_runq_wait_ms > 100" &&
+		grep -q "waited mostly for a CPU" cg.err
+	'
+fi
 test_expect_code 65 '--rate-rps on a one-record trace: exit 65' '
 	head -1 trace.ndjson >one.ndjson && gp-replay --url $URL --model m --rate-rps 5 one.ndjson >/dev/null
 '

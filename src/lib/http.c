@@ -383,6 +383,14 @@ long gp_http_status(const struct gp_http_xfer *x)
 	return x->status;
 }
 
+long gp_http_connects(const struct gp_http_xfer *x)
+{
+	long n = 0;
+
+	curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &n);
+	return n;
+}
+
 int gp_http_running(const struct gp_http *h)
 {
 	return h->running;

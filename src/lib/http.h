@@ -110,6 +110,11 @@ int gp_http_start(struct gp_http_xfer *x, const char *url, const char *body, siz
 void gp_http_cancel(struct gp_http_xfer *x);
 /* The last HTTP status line received by x, 0 if none. */
 long gp_http_status(const struct gp_http_xfer *x);
+/*
+ * New connections x's current (or last) transfer opened: 0 when it reused a
+ * keep-alive connection.  Valid while running, in on_done and after a cancel.
+ */
+long gp_http_connects(const struct gp_http_xfer *x);
 /* Number of transfers in the multi. */
 int gp_http_running(const struct gp_http *h);
 
