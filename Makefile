@@ -54,7 +54,7 @@ build/obj/%.o: src/%.c $(wildcard src/lib/*.h) | build/obj/lib
 	$(CC) $(GP_CFLAGS) -c -o $@ $<
 build/libgp.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
-bin/%: build/obj/%.o build/libgp.a
+bin/%: build/obj/%.o build/libgp.a | bin
 	$(CC) $(GP_CFLAGS) -o $@ $< build/libgp.a $(GP_LDLIBS)
 
 build/san/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) | build/san/lib build/san/tests
@@ -64,7 +64,7 @@ build/san/libgp.a: $(LIB_OBJ_SAN)
 build/san/tests/%: tests/unit/%.c tests/unit/tap.h build/san/libgp.a | build/san/tests
 	$(CC) $(GP_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< build/san/libgp.a $(GP_LDLIBS)
 
-build/obj/lib build/san/lib build/san/tests:
+bin build/obj/lib build/san/lib build/san/tests:
 	mkdir -p $@
 
 # check: needs its packages; the prerequisites install them on a fresh Debian.
