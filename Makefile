@@ -45,6 +45,7 @@ LIB_OBJ_SAN := $(patsubst src/lib/%.c,build/san/lib/%.o,$(LIB_SRC))
 
 .PHONY: all check unit e2e demo bench deps install uninstall clean lint fuzz
 .DELETE_ON_ERROR:
+.SECONDARY:
 
 all: $(TOOLS)
 

@@ -320,10 +320,11 @@ static void input_open(struct gp_input *in, const struct opts *o)
 	gp_input_init(in, o->files, o->nfiles);
 }
 
-/* Die on a negative gp_input return. */
+/* Die on a negative gp_input return: exit 65 as in every gp tool, also for a
+ * file that cannot be opened. */
 static void input_fail(struct gp_input *in, int e)
 {
-	gp_die_at(e == GP_NDJSON_EOPEN ? GP_EXIT_USAGE : GP_EXIT_DATAERR,
+	gp_die_at(GP_EXIT_DATAERR,
 		  gp_input_name(in), e == GP_NDJSON_EOPEN ? 0 : gp_input_line(in),
 		  "%s", gp_input_strerror(in, e));
 }

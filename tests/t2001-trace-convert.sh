@@ -172,7 +172,7 @@ bad mc-hash 65 from-mooncake '{"timestamp": 0, "input_length": 1, "output_length
 bad mc-negative 65 from-mooncake '{"timestamp": 0, "input_length": -1, "output_length": 1}\n' "^gp-trace: bad.mc-negative:1: field .input_length. is negative"
 bad mc-decreasing 65 from-mooncake '{"timestamp": 5, "input_length": 1, "output_length": 1}\n{"timestamp": 4, "input_length": 1, "output_length": 1}\n' "^gp-trace: bad.mc-decreasing:2: field .timestamp. decreases"
 
-test_expect_code 2 'a missing input file is a usage error (exit 2)' '
+test_expect_code 65 'a missing input file is bad input (exit 65, as in every tool)' '
 	gp-trace from-azure no-such-file.csv 2>err; rc=$?; grep -q "no-such-file.csv" err && exit $rc
 '
 test_expect_code 2 'two input files: usage error' 'gp-trace from-azure "$AZ" "$AZ" >/dev/null'
