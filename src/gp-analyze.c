@@ -84,29 +84,11 @@ struct dbuf {
 	size_t n, cap;
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-
-	if (!q)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
-	return q;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
-	return d;
-}
-
 static void dpush(struct dbuf *b, double v)
 {
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 256;
-		b->v = xrealloc(b->v, b->cap * sizeof(*b->v));
+		b->v = gp_xrealloc(b->v, b->cap * sizeof(*b->v));
 	}
 	b->v[b->n++] = v;
 }
@@ -205,7 +187,7 @@ static void rehash(struct state *s)
 	size_t n = s->nslot ? 2 * s->nslot : 64;
 
 	free(s->slot);
-	s->slot = xrealloc(NULL, n * sizeof(*s->slot));
+	s->slot = gp_xrealloc(NULL, n * sizeof(*s->slot));
 	for (size_t i = 0; i < n; i++)
 		s->slot[i] = SIZE_MAX;
 	s->nslot = n;
@@ -243,11 +225,11 @@ static struct group *group_get(struct state *s, const char *arm, double rate, lo
 	}
 	if (s->ng == s->capg) {
 		s->capg = s->capg ? 2 * s->capg : 64;
-		s->g = xrealloc(s->g, s->capg * sizeof(*s->g));
+		s->g = gp_xrealloc(s->g, s->capg * sizeof(*s->g));
 	}
 	struct group *g = &s->g[s->ng];
 	memset(g, 0, sizeof(*g));
-	g->arm = xstrdup(arm);
+	g->arm = gp_xstrdup(arm);
 	g->rate = rate;
 	g->rep = rep;
 	g->hash = h;
@@ -286,9 +268,9 @@ static size_t runid_get(struct state *s, const char *id)
 		return last = (size_t)json_integer_value(v);
 	if (s->nri == s->capri) {
 		s->capri = s->capri ? 2 * s->capri : 32;
-		s->ri = xrealloc(s->ri, s->capri * sizeof(*s->ri));
+		s->ri = gp_xrealloc(s->ri, s->capri * sizeof(*s->ri));
 	}
-	s->ri[s->nri] = (struct runid){xstrdup(id), 0, -1};
+	s->ri[s->nri] = (struct runid){gp_xstrdup(id), 0, -1};
 	json_object_set_new(s->runmap, id, json_integer((json_int_t)s->nri));
 	return last = s->nri++;
 }
@@ -602,19 +584,19 @@ static void read_run_end(struct state *s, const json_t *o, const char *file, uns
 		gp_die_at(GP_EXIT_DATAERR, file, line, "field 'attempted' is negative");
 	r.attempted = (long)att;
 	if (gp_json_str(o, "run", &str) == 0)
-		r.run = xstrdup(str);
+		r.run = gp_xstrdup(str);
 	if (gp_json_str(o, "arm", &str) == 0 && gp_json_num(o, "rate_rps", &r.rate) == 0 &&
 	    gp_json_int(o, "rep", &r.rep) == 0) {
-		r.arm = xstrdup(str);
+		r.arm = gp_xstrdup(str);
 		r.keyed = 1;
 	}
 	d = opt_num(o, "duration_s", file, line);
 	r.duration_s = d > 0 ? d : NAN;
-	r.file = xstrdup(file);
+	r.file = gp_xstrdup(file);
 	r.line = line;
 	if (s->nre == s->capre) {
 		s->capre = s->capre ? 2 * s->capre : 32;
-		s->re = xrealloc(s->re, s->capre * sizeof(*s->re));
+		s->re = gp_xrealloc(s->re, s->capre * sizeof(*s->re));
 	}
 	s->re[s->nre++] = r;
 }
@@ -630,9 +612,9 @@ static void read_discard(struct state *s, const json_t *o)
 		return;
 	if (s->ndisc == s->capdisc) {
 		s->capdisc = s->capdisc ? 2 * s->capdisc : 16;
-		s->disc = xrealloc(s->disc, s->capdisc * sizeof(*s->disc));
+		s->disc = gp_xrealloc(s->disc, s->capdisc * sizeof(*s->disc));
 	}
-	s->disc[s->ndisc++] = (struct key){xstrdup(arm), rate, rep};
+	s->disc[s->ndisc++] = (struct key){gp_xstrdup(arm), rate, rep};
 }
 
 static int discarded(const struct state *s, const char *arm, double rate, long long rep)
@@ -963,13 +945,13 @@ static void build_cells(struct an *a)
 
 		while (j < s->ng && s->g[j].rate == s->g[i].rate && !strcmp(s->g[j].arm, s->g[i].arm))
 			j++;
-		a->c = xrealloc(a->c, (a->nc + 1) * sizeof(*a->c));
+		a->c = gp_xrealloc(a->c, (a->nc + 1) * sizeof(*a->c));
 		c = &a->c[a->nc++];
 		c->arm = s->g[i].arm;
 		c->rate = s->g[i].rate;
 		c->g0 = i;
 		c->n = j - i;
-		c->gf = xrealloc(NULL, c->n * sizeof(*c->gf));
+		c->gf = gp_xrealloc(NULL, c->n * sizeof(*c->gf));
 		double grps = 0;
 		size_t ngrps = 0;
 		for (size_t k = 0; k < c->n; k++) {
@@ -1005,8 +987,8 @@ static void latency(struct an *a, const struct cell *c, json_t *o, int which)
 	char cname[32];
 	struct state *s = a->s;
 	size_t total = 0, k = 0;
-	const double **reps = xrealloc(NULL, c->n * sizeof(*reps));
-	size_t *n = xrealloc(NULL, c->n * sizeof(*n));
+	const double **reps = gp_xrealloc(NULL, c->n * sizeof(*reps));
+	size_t *n = gp_xrealloc(NULL, c->n * sizeof(*n));
 	struct gp_ci ci[3];
 	struct gp_rng rng;
 	double *pool;
@@ -1019,7 +1001,7 @@ static void latency(struct an *a, const struct cell *c, json_t *o, int which)
 		n[r] = b->n;
 		total += b->n;
 	}
-	pool = xrealloc(NULL, total * sizeof(*pool));
+	pool = gp_xrealloc(NULL, total * sizeof(*pool));
 	for (size_t r = 0; r < c->n; r++) {
 		if (n[r])
 			memcpy(pool + k, reps[r], n[r] * sizeof(*pool));

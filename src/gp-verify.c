@@ -71,24 +71,6 @@ static const char usage[] =
 
 /* ---------------------------------------------------------------- helpers */
 
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-
-	if (!q)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
-	return q;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s ? s : "");
-
-	if (!d)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
-	return d;
-}
-
 /* Grow *p (of *cap elements of size sz) to hold at least n + 1 elements. */
 static void grow(void *pp, size_t *cap, size_t n, size_t sz)
 {
@@ -99,7 +81,7 @@ static void grow(void *pp, size_t *cap, size_t n, size_t sz)
 	*cap = *cap ? *cap * 2 : 16;
 	while (*cap <= n)
 		*cap *= 2;
-	*p = xrealloc(*p, *cap * sz);
+	*p = gp_xrealloc(*p, *cap * sz);
 	memset((char *)*p + n * sz, 0, (*cap - n) * sz);
 }
 
@@ -337,8 +319,8 @@ static struct vrun *vrun_get(struct validity *v, const char *key, const char *ar
 	if (i < 0) {
 		grow(&v->runs, &v->cap_runs, v->n_runs, sizeof(*v->runs));
 		i = (long)v->n_runs++;
-		v->runs[i].key = xstrdup(key);
-		v->runs[i].arm = xstrdup(arm);
+		v->runs[i].key = gp_xstrdup(key);
+		v->runs[i].arm = gp_xstrdup(arm);
 		v->runs[i].rate = rate;
 		v->runs[i].rep = rep;
 		map_put(v->keys, key, i);
@@ -352,7 +334,7 @@ static void vrun_note_id(struct validity *v, struct vrun *r, long idx, const cha
 	if (!id)
 		return;
 	if (!r->run_id)
-		r->run_id = xstrdup(id);
+		r->run_id = gp_xstrdup(id);
 	if (map_get(v->ids, id) < 0)
 		map_put(v->ids, id, idx);
 }
@@ -364,7 +346,7 @@ static long id_index(struct validity *v, const char *id)
 	if (i < 0) {
 		grow(&v->idnames, &v->cap_ids, v->n_ids, sizeof(*v->idnames));
 		i = (long)v->n_ids;
-		v->idnames[v->n_ids++] = xstrdup(id);
+		v->idnames[v->n_ids++] = gp_xstrdup(id);
 		map_put(v->idtab, id, i);
 	}
 	return i;
@@ -379,7 +361,7 @@ static void add_health(struct validity *v, const json_t *o, const struct at *w, 
 	h = &v->h[v->n_h];
 	h->order = v->n_h;
 	h->at = need_time(o, "at", w);
-	h->at_text = xstrdup(gp_need_str(o, "at", w->file, w->line));
+	h->at_text = gp_xstrdup(gp_need_str(o, "at", w->file, w->line));
 	if (summary) {
 		h->kind = H_SUMMARY;
 		h->ok = 1;
@@ -389,9 +371,9 @@ static void add_health(struct validity *v, const json_t *o, const struct at *w, 
 			  !strcmp(check, "backend_models") ? H_BACKEND : H_OTHER;
 		/* The checks we judge must say ok; the others only mark rounds. */
 		h->ok = h->kind == H_OTHER ? 1 : need_bool(o, "ok", w);
-		h->target = xstrdup(opt_str(o, "target", w));
+		h->target = gp_xstrdup(opt_str(o, "target", w));
 	}
-	h->check = xstrdup(check ? check : "health_summary");
+	h->check = gp_xstrdup(check ? check : "health_summary");
 	v->n_h++;
 }
 
@@ -845,7 +827,7 @@ static long prun_get(struct publish *p, const char *id)
 	if (i < 0) {
 		grow(&p->runs, &p->cap_runs, p->n_runs, sizeof(*p->runs));
 		i = (long)p->n_runs++;
-		p->runs[i].id = xstrdup(id);
+		p->runs[i].id = gp_xstrdup(id);
 		map_put(p->run_ids, id, i);
 	}
 	return i;
@@ -858,7 +840,7 @@ static struct parm *parm_get(struct publish *p, const char *name)
 	if (i < 0) {
 		grow(&p->arms, &p->cap_arms, p->n_arms, sizeof(*p->arms));
 		i = (long)p->n_arms++;
-		p->arms[i].name = xstrdup(name);
+		p->arms[i].name = gp_xstrdup(name);
 		map_put(p->arm_ids, name, i);
 	}
 	return &p->arms[i];
@@ -894,12 +876,12 @@ static void note_metrics(struct publish *p, const json_t *o, const struct at *w)
 	ph = !strcmp(phase, "after");
 	i = prun_get(p, run);
 	if (arm && !p->runs[i].arm)
-		p->runs[i].arm = xstrdup(arm);
+		p->runs[i].arm = gp_xstrdup(arm);
 	key = xasprintf("%ld\x1f%s", i, target ? target : "");
 	if (map_get(p->snap_ids, key) < 0) {
 		grow(&p->snaps, &p->cap_snaps, p->n_snaps, sizeof(*p->snaps));
 		p->snaps[p->n_snaps].run = i;
-		p->snaps[p->n_snaps].target = xstrdup(target);
+		p->snaps[p->n_snaps].target = gp_xstrdup(target);
 		map_put(p->snap_ids, key, (long)p->n_snaps++);
 	}
 	s = &p->snaps[map_get(p->snap_ids, key)];
@@ -938,7 +920,7 @@ static void note_publish_record(struct publish *p, const json_t *o, const struct
 
 			p->runs[i].requests++;
 			if (!p->runs[i].arm)
-				p->runs[i].arm = xstrdup(arm);
+				p->runs[i].arm = gp_xstrdup(arm);
 		}
 		if (!strcmp(outcome, "ok") || !strcmp(outcome, "single_token")) {
 			a->completed++;
@@ -1183,9 +1165,9 @@ static char *find_awk_dir(const char *opt)
 	ssize_t n;
 
 	if (opt)
-		return xstrdup(opt);
+		return gp_xstrdup(opt);
 	if (env && *env)
-		return xstrdup(env);
+		return gp_xstrdup(env);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = 0;
@@ -1202,7 +1184,7 @@ static char *find_awk_dir(const char *opt)
 			free(c);
 		}
 	}
-	return xstrdup(GP_SHAREDIR "/awk");
+	return gp_xstrdup(GP_SHAREDIR "/awk");
 }
 
 struct check_out {
@@ -1252,7 +1234,7 @@ static void integrity(struct publish *p, struct gp_out *out, const char *records
 	if (!problem) {
 		rc = run_child(jq_argv, fd, NULL, err, sizeof(err));
 		if (rc < 0)
-			problem = xstrdup(err);
+			problem = gp_xstrdup(err);
 		else if (rc)
 			problem = xasprintf("%s exited with status %d flattening the records", p->opt->jq, rc);
 	}
@@ -1273,7 +1255,7 @@ static void integrity(struct publish *p, struct gp_out *out, const char *records
 		if (!problem) {
 			rc = run_child(av, -1, &buf, err, sizeof(err));
 			if (rc < 0 || rc) {
-				char *why = rc < 0 ? xstrdup(err) :
+				char *why = rc < 0 ? gp_xstrdup(err) :
 					    xasprintf("%s -f %s exited with status %d", p->opt->awk,
 						      scripts[s].script, rc);
 
@@ -1349,16 +1331,16 @@ static void dual_proof(struct publish *p, struct gp_out *out)
 		int need_decision = 0, need_delivery = 0;
 
 		if (!p->have_fleet) {
-			dd = xstrdup("no --fleet file");
-			ld = xstrdup("no --fleet file");
+			dd = gp_xstrdup("no --fleet file");
+			ld = gp_xstrdup("no --fleet file");
 		} else if (!fa) {
 			dd = xasprintf("arm '%s' is not in the fleet file", arm->name);
-			ld = xstrdup(dd);
+			ld = gp_xstrdup(dd);
 			need_decision = need_delivery = 1;
 		}
 		if (fa && !fa->routes_by_cache) {
 			ev = "not_applicable";
-			dd = xstrdup("the arm does not route by cache");
+			dd = gp_xstrdup("the arm does not route by cache");
 		} else if (fa) {
 			int gw = p->fleet.cache_hit_metric != NULL;
 			int mh = gw ? M_HIT : M_VHIT;
@@ -1430,10 +1412,10 @@ static void dual_proof(struct publish *p, struct gp_out *out)
 
 			if (!expects) {
 				dev = "not_applicable";
-				ld = xstrdup("the arm is not disaggregated (no receipt expected)");
+				ld = gp_xstrdup("the arm is not disaggregated (no receipt expected)");
 			} else if (arm->completed == 0) {
 				need_delivery = 1;
-				ld = xstrdup("no completed request that could carry a receipt");
+				ld = gp_xstrdup("no completed request that could carry a receipt");
 			} else {
 				need_delivery = 1;
 				dev = "receipt";

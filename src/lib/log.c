@@ -95,3 +95,21 @@ void gp_usage_error(const char *fmt, ...)
 	fprintf(stderr, "Try '%s --help' for more information.\n", progname);
 	exit(GP_EXIT_USAGE);
 }
+
+void *gp_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	return q;
+}
+
+char *gp_xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+
+	if (!d)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	return d;
+}

@@ -11,6 +11,7 @@
 #define GP_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 /* Exit status, the same in every tool and man page (DESIGN.md §5). */
 enum {
@@ -44,5 +45,11 @@ void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: "prog: message" + "Try 'prog --help'." and exit 2. */
 void gp_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
+
+/* Tool support: realloc/strdup that exit 70 ("out of memory") on failure.
+ * gp_xrealloc(p, 0) returns a 1-byte block, never NULL; gp_xstrdup(NULL)
+ * returns an empty string. */
+void *gp_xrealloc(void *p, size_t n);
+char *gp_xstrdup(const char *s);
 
 #endif
