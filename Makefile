@@ -3,7 +3,7 @@
 #   make            build every tool into bin/
 #   make check      -Werror build, unit tests under ASan+UBSan, e2e tests (TAP via prove)
 #   make demo       the demo campaign against gp-sim behind HAProxy
-#   make bench      benchmarks (print figures; not tests)
+#   make bench      benchmarks (print figures; not tests; BENCH="sim replay" picks)
 #   make deps       install missing Debian packages (apt-get)
 #   make install    PREFIX=/usr/local DESTDIR=
 #
@@ -43,7 +43,7 @@ MANPAGES  := $(sort $(wildcard doc/*.1))
 LIB_OBJ     := $(patsubst src/lib/%.c,build/obj/lib/%.o,$(LIB_SRC))
 LIB_OBJ_SAN := $(patsubst src/lib/%.c,build/san/lib/%.o,$(LIB_SRC))
 
-.PHONY: all check unit e2e demo bench deps install uninstall clean lint fuzz
+.PHONY: all check unit e2e demo bench deps deps-check install uninstall clean lint
 .DELETE_ON_ERROR:
 .SECONDARY:
 
