@@ -94,11 +94,11 @@ int gp_boot_quantiles(const double *sorted, size_t n, const double *p, size_t np
 
 /*
  * Cluster bootstrap of the pooled type-7 quantiles p[0..np): each resample
- * draws `reps` clusters with replacement and pools their values; BCa with the
- * leave-one-cluster-out jackknife.  reps_sorted[r] (ascending, n[r] values)
- * is cluster r; empty clusters are skipped (they hold no values).
+ * draws `nreps` clusters with replacement and pools their values; BCa with the
+ * leave-one-cluster-out jackknife.  reps[r] (ascending, nin[r] values) is
+ * cluster r; empty clusters are skipped (they hold no values).
  */
-int gp_boot_cluster_quantiles(const double *const *reps_sorted, const size_t *n, size_t reps,
+int gp_boot_cluster_quantiles(const double *const *reps, const size_t *nin, size_t nreps,
 			      const double *p, size_t np, long B, double level,
 			      struct gp_rng *rng, struct gp_ci *out);
 
