@@ -554,8 +554,30 @@ static void classify_key(enum ctx c, const unsigned char *k, size_t n, enum ctx 
 
 static int read_value(struct jr *j, enum ctx c, enum fld f, int depth);
 
+/*
+ * After a member or element: 1 at the closing bracket (consumed), 0 after a
+ * comma (consumed, with the white space behind it), -1 otherwise.
+ */
+static int next_or_close(struct jr *j, char close)
+{
+	skip_ws(j);
+	if (j->p >= j->end)
+		return -1;
+	if (*j->p == close) {
+		j->p++;
+		return 1;
+	}
+	if (*j->p != ',')
+		return -1;
+	j->p++;
+	skip_ws(j);
+	return 0;
+}
+
 static int read_object(struct jr *j, enum ctx c, int depth)
 {
+	int more;
+
 	j->p++;				/* '{' */
 	skip_ws(j);
 	if (j->p < j->end && *j->p == '}') {
@@ -596,23 +618,14 @@ static int read_object(struct jr *j, enum ctx c, int depth)
 		skip_ws(j);
 		if (read_value(j, child, f, depth + 1))
 			return -1;
-		skip_ws(j);
-		if (j->p >= j->end)
-			return -1;
-		if (*j->p == '}') {
-			j->p++;
-			return 0;
-		}
-		if (*j->p != ',')
-			return -1;
-		j->p++;
-		skip_ws(j);
+		if ((more = next_or_close(j, '}')))
+			return more < 0 ? -1 : 0;
 	}
 }
 
 static int read_array(struct jr *j, enum ctx c, int depth)
 {
-	int i = 0;
+	int i = 0, k;
 
 	j->p++;				/* '[' */
 	skip_ws(j);
@@ -623,17 +636,8 @@ static int read_array(struct jr *j, enum ctx c, int depth)
 	for (;; i++) {
 		if (read_value(j, c == C_CHOICES && i == 0 ? C_CHOICE0 : C_OTHER, F_NONE, depth + 1))
 			return -1;
-		skip_ws(j);
-		if (j->p >= j->end)
-			return -1;
-		if (*j->p == ']') {
-			j->p++;
-			return 0;
-		}
-		if (*j->p != ',')
-			return -1;
-		j->p++;
-		skip_ws(j);
+		if ((k = next_or_close(j, ']')))
+			return k < 0 ? -1 : 0;
 	}
 }
 
