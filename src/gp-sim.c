@@ -57,7 +57,7 @@ static const char usage[] =
 "              [--prefill-tok-s X] [--decode-ms X] [--decode-ms-per-seq X]\n"
 "              [--max-batch N] [--kv-blocks N] [--block-tokens N] [--speed 1,1,0.5,...]\n"
 "              [--receipt-header NAME] [--fault KIND=PROB ...] [--truth FILE]\n"
-"              [--seed S] [--stats] [--help] [--version]\n"
+"              [--max-unsent-kb N] [--seed S] [--stats] [--help] [--version]\n"
 "\n"
 "  -p, --port P             first port; backend i listens on P+i\n"
 "  -n, --backends N         number of engines (default 1)\n"
@@ -76,6 +76,8 @@ static const char usage[] =
 "      --fault KIND=PROB    inject a fault (reset, drop_done, bad_frame, bad_chunk,\n"
 "                           http500, http429, stall) with probability PROB; repeatable\n"
 "      --truth FILE         append one NDJSON truth record per request to FILE\n"
+"      --max-unsent-kb N    close a stream whose client lets more than N KiB of\n"
+"                           output pile up unsent (default 256)\n"
 "      --seed S             random seed (default 1)\n"
 "      --stats              on exit, print pacing statistics to stderr (and to\n"
 "                           the truth file)\n";
@@ -101,6 +103,7 @@ struct opts {
 	const char *receipt_header;
 	double fault_p[F_NKINDS];
 	const char *truth;
+	size_t max_unsent;		/* bytes queued per connection before we drop it */
 	uint64_t seed;
 	int stats;
 };
@@ -143,6 +146,7 @@ struct sim {
 	/* pacing statistics */
 	uint64_t lag_hist[LAG_BUCKETS + 1];
 	uint64_t lag_n, events, content_events;
+	uint64_t slow_readers;		/* streams closed for not reading */
 	uint64_t timer_cbs;		/* engine timer callbacks */
 	int64_t timer_ns;		/* time spent inside them */
 	int64_t timer_late_ns, timer_late_max_ns; /* how late they fired */
@@ -168,6 +172,7 @@ struct stream {
 	int64_t t_recv_ns, t_first_ns, t_last_ns;
 	long written;			/* content events handed to the socket */
 	int stalled, aborted, done, truth_written;
+	int slow;			/* closed: the client did not keep up */
 	struct evbuffer *text;		/* non-streaming: generated text */
 };
 
@@ -260,7 +265,8 @@ static void truth_write(struct stream *s, int http_status, const char *end)
 			    "\"queue_ms\":%.3f,\"end\":\"%s\"}\n",
 			    gp_ns_to_s(s->t_recv_ns - sim->t0_ns), http_status,
 			    s->streaming ? "true" : "false",
-			    s->seq.t_admit_ns ? ms_between(s->t_recv_ns, s->seq.t_admit_ns) : 0.0,
+			    s->seq.t_admit_ns > s->t_recv_ns ?
+			    ms_between(s->t_recv_ns, s->seq.t_admit_ns) : 0.0,
 			    end);
 	line = evbuffer_strdup(b, &n);
 	evbuffer_free(b);
@@ -336,6 +342,18 @@ static void rearm(struct backend *b)
 	b->timer_at = t;
 }
 
+#define ADVANCE_SLICE_NS (5 * GP_NS_PER_MS)	/* engine work per timer callback */
+#define BEHIND_NS (10 * GP_NS_PER_MS)		/* "overloaded": backlog this old */
+
+/* The time at which to submit, cancel or observe on b's engine: now, or,
+ * when the engine is far behind (overload), the engine's own time, so that
+ * these calls do not run the whole backlog at once (on_timer works it off
+ * in slices). */
+static int64_t engine_clock(struct backend *b, int64_t now)
+{
+	return gp_engine_next_ns(&b->eng) < now - BEHIND_NS ? b->eng.now_ns : now;
+}
+
 static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct backend *b = arg;
@@ -348,7 +366,19 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 			b->sim->timer_late_max_ns = late;
 	}
 	b->timer_at = INT64_MAX;
-	gp_engine_advance(&b->eng, t0);
+	/* Event by event, and back to the loop after a slice of work: when the
+	 * process cannot keep up (overload), catching up in one call took
+	 * longer than the backlog it cleared, so the loop never again saw a
+	 * signal, a closed connection or a new request. */
+	for (;;) {
+		int64_t nx = gp_engine_next_ns(&b->eng);
+
+		if (nx > t0)
+			break;
+		gp_engine_advance(&b->eng, nx);
+		if (gp_now_ns() - t0 > ADVANCE_SLICE_NS)
+			break;
+	}
 	rearm(b);
 	b->sim->timer_cbs++;
 	b->sim->timer_ns += gp_now_ns() - t0;
@@ -364,16 +394,18 @@ static void on_conn_close(struct evhttp_connection *evcon, void *arg)
 	evhttp_connection_set_closecb(evcon, NULL, NULL);
 	if (evhttp_request_get_connection(s->req) == NULL)
 		evhttp_request_free(s->req);	/* detached: ours */
-	gp_engine_cancel(&b->eng, &s->seq, gp_now_ns());
+	gp_engine_cancel(&b->eng, &s->seq, engine_clock(b, gp_now_ns()));
 	if (!b->sim->stopping)
 		rearm(b);
-	truth_write(s, 200, s->fault ? "fault" : b->sim->stopping ? "shutdown" : "client_closed");
+	truth_write(s, 200, s->slow ? "slow_reader" : s->fault ? "fault" :
+		    b->sim->stopping ? "shutdown" : "client_closed");
 	stream_free(s);
 }
 
-/* Flush what is buffered for the connection, append raw bytes, and shut the
- * socket down; libevent then sees EOF and closes it (on_conn_close). */
-static void abort_conn(struct stream *s, const char *raw)
+/* Flush what is buffered for the connection (or, with raw == NULL and
+ * discard set, throw it away), append raw bytes, and shut the socket down;
+ * libevent then sees EOF and closes it (on_conn_close). */
+static void abort_conn(struct stream *s, const char *raw, int discard)
 {
 	struct bufferevent *bev = evhttp_connection_get_bufferevent(s->evcon);
 	struct evbuffer *out = bufferevent_get_output(bev);
@@ -384,6 +416,8 @@ static void abort_conn(struct stream *s, const char *raw)
 	/* A socket bufferevent freezes the front of its output buffer; thaw it
 	 * to write out what is pending ourselves. */
 	evbuffer_unfreeze(out, 1);
+	if (discard)
+		evbuffer_drain(out, evbuffer_get_length(out));
 	while (evbuffer_get_length(out) > 0 && evbuffer_write(out, fd) > 0)
 		;
 	evbuffer_freeze(out, 1);
@@ -537,6 +571,15 @@ static void send_whole(struct stream *s)
 	stream_free(s);
 }
 
+/* Bytes queued in user space for the stream's connection, not yet taken by
+ * the kernel. */
+static size_t unsent(const struct stream *s)
+{
+	struct bufferevent *bev = evhttp_connection_get_bufferevent(s->evcon);
+
+	return bev ? evbuffer_get_length(bufferevent_get_output(bev)) : 0;
+}
+
 /* The engine's token callback: write token k of s, due at t_sched. */
 static void on_token(struct gp_seq *seq, int64_t t_sched, void *arg)
 {
@@ -560,7 +603,7 @@ static void on_token(struct gp_seq *seq, int64_t t_sched, void *arg)
 			gp_prom_hist_observe(&b->tpot, ms_between(s->t_last_ns, now) / 1e3);
 		s->t_last_ns = now;
 		if (last && (s->fault == F_RESET || s->fault == F_BAD_CHUNK)) {
-			abort_conn(s, NULL);
+			abort_conn(s, NULL, 0);
 			return;
 		}
 		if (last && s->fault == F_STALL) {
@@ -573,8 +616,16 @@ static void on_token(struct gp_seq *seq, int64_t t_sched, void *arg)
 		}
 		return;
 	}
+	if (unsent(s) > sim->o.max_unsent) {
+		/* The client does not read (or reads slower than we generate):
+		 * buffering for it would grow without bound, so let it go. */
+		s->slow = 1;
+		sim->slow_readers++;
+		abort_conn(s, NULL, 1);
+		return;
+	}
 	if ((s->fault == F_RESET || s->fault == F_BAD_CHUNK) && k == s->fault_at) {
-		abort_conn(s, s->fault == F_BAD_CHUNK ? "zz-not-hex\r\ngarbage\r\n" : NULL);
+		abort_conn(s, s->fault == F_BAD_CHUNK ? "zz-not-hex\r\ngarbage\r\n" : NULL, 0);
 		return;
 	}
 	if (s->fault == F_BAD_FRAME && k == s->fault_at)
@@ -919,7 +970,7 @@ static void handle_completion(struct backend *b, struct evhttp_request *req, int
 		add_common_headers(s, h);
 		evhttp_send_reply_start(req, 200, "OK");
 	}
-	gp_engine_submit(&b->eng, &s->seq, t_recv);
+	gp_engine_submit(&b->eng, &s->seq, engine_clock(b, t_recv));
 	rearm(b);
 	return;
 
@@ -963,7 +1014,7 @@ static void handle_metrics(struct backend *b, struct evhttp_request *req)
 	struct evbuffer *out;
 	double kv_usage;
 
-	gp_engine_advance(e, gp_now_ns());
+	gp_engine_advance(e, engine_clock(b, gp_now_ns()));
 	rearm(b);
 	kv_usage = (double)gp_engine_kv_blocks_used(e) / (double)b->sim->o.kv_blocks;
 	if (kv_usage > 1)
@@ -1082,7 +1133,7 @@ static void print_stats(struct sim *sim)
 	fprintf(stderr, "%s: stats: uptime %.3f s, cpu %.3f s, %llu SSE events, %llu tokens written; "
 		"pacing lag ms p50 %.3f p99 %.3f p99.9 %.3f max %.3f mean %.3f; "
 		"%llu timer callbacks (late by %.3f ms on average, %.3f ms at most), "
-		"%.2f us inside per token, %.2f us cpu per event\n",
+		"%.2f us inside per token, %.2f us cpu per event; %llu slow readers closed\n",
 		gp_progname(), up, cpu_s, (unsigned long long)sim->events,
 		(unsigned long long)sim->lag_n, p50, p99, p999, mx,
 		sim->lag_n ? sim->lag_sum_ms / (double)sim->lag_n : 0.0,
@@ -1090,14 +1141,17 @@ static void print_stats(struct sim *sim)
 		sim->timer_cbs ? gp_ns_to_ms(sim->timer_late_ns) / (double)sim->timer_cbs : 0.0,
 		gp_ns_to_ms(sim->timer_late_max_ns),
 		sim->lag_n ? (double)sim->timer_ns / 1e3 / (double)sim->lag_n : 0.0,
-		sim->events ? cpu_s * 1e6 / (double)sim->events : 0.0);
+		sim->events ? cpu_s * 1e6 / (double)sim->events : 0.0,
+		(unsigned long long)sim->slow_readers);
 	if (sim->truth) {
 		fprintf(sim->truth, "{\"type\":\"sim_stats\",\"uptime_s\":%.3f,\"events\":%llu,"
 			"\"tokens\":%llu,\"lag_p50_ms\":%.3f,\"lag_p99_ms\":%.3f,"
-			"\"lag_p999_ms\":%.3f,\"lag_max_ms\":%.3f,\"lag_mean_ms\":%.4f}\n",
+			"\"lag_p999_ms\":%.3f,\"lag_max_ms\":%.3f,\"lag_mean_ms\":%.4f,"
+			"\"slow_readers\":%llu}\n",
 			up, (unsigned long long)sim->events, (unsigned long long)sim->lag_n,
 			p50, p99, p999, mx,
-			sim->lag_n ? sim->lag_sum_ms / (double)sim->lag_n : 0.0);
+			sim->lag_n ? sim->lag_sum_ms / (double)sim->lag_n : 0.0,
+			(unsigned long long)sim->slow_readers);
 		fflush(sim->truth);
 	}
 }
@@ -1163,7 +1217,7 @@ static void parse_fault(struct opts *o, const char *arg)
 static void parse_opts(struct opts *o, int argc, char **argv)
 {
 	enum { O_HOST = 256, O_MML, O_PREFILL, O_DMS, O_DMSSEQ, O_BATCH, O_KVB, O_BT,
-	       O_SPEED, O_RECEIPT, O_FAULT, O_TRUTH, O_SEED, O_STATS, O_HELP, O_VERSION };
+	       O_SPEED, O_RECEIPT, O_FAULT, O_TRUTH, O_UNSENT, O_SEED, O_STATS, O_HELP, O_VERSION };
 	static const struct option lo[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "backends", required_argument, NULL, 'n' },
@@ -1180,6 +1234,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		{ "receipt-header", required_argument, NULL, O_RECEIPT },
 		{ "fault", required_argument, NULL, O_FAULT },
 		{ "truth", required_argument, NULL, O_TRUTH },
+		{ "max-unsent-kb", required_argument, NULL, O_UNSENT },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "stats", no_argument, NULL, O_STATS },
 		{ "help", no_argument, NULL, O_HELP },
@@ -1202,6 +1257,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 	o->eng.speed = 1;
 	o->kv_blocks = 4096;
 	o->seed = 1;
+	o->max_unsent = 256 << 10;
 	while ((c = getopt_long(argc, argv, "p:n:m:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->port = gp_opt_long("--port", optarg, 1, 65535); break;
@@ -1227,6 +1283,9 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 			break;
 		case O_FAULT: parse_fault(o, optarg); break;
 		case O_TRUTH: o->truth = optarg; break;
+		case O_UNSENT:
+			o->max_unsent = (size_t)gp_opt_long("--max-unsent-kb", optarg, 1, 1L << 30) << 10;
+			break;
 		case O_SEED: o->seed = gp_opt_u64("--seed", optarg); break;
 		case O_STATS: o->stats = 1; break;
 		case O_HELP: gp_print_help(usage);
