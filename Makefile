@@ -6,6 +6,7 @@
 #   make bench      benchmarks (print figures; not tests; BENCH="sim replay" picks)
 #   make deps       install missing Debian packages (apt-get)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make fuzz       libFuzzer harnesses (clang), FUZZ_SECONDS each (not part of check)
 #
 # User CFLAGS are appended to ours, never replace them.
 
@@ -43,7 +44,7 @@ MANPAGES  := $(sort $(wildcard doc/*.1))
 LIB_OBJ     := $(patsubst src/lib/%.c,build/obj/lib/%.o,$(LIB_SRC))
 LIB_OBJ_SAN := $(patsubst src/lib/%.c,build/san/lib/%.o,$(LIB_SRC))
 
-.PHONY: all check unit e2e demo bench deps deps-check install uninstall clean lint
+.PHONY: all check unit e2e demo bench deps deps-check install uninstall clean lint fuzz
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -109,6 +110,42 @@ uninstall:
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -Isrc/lib \
 		--suppress=unknownMacro --suppress=nullPointerRedundantCheck:src/gp-replay.c src
+
+# fuzz: coverage-guided fuzzing of the input parsers with libFuzzer (clang;
+# Debian: clang and libclang-rt-14-dev).  The library is compiled with our
+# flags plus the fuzzer's instrumentation into build/fuzz/; each harness
+# tests/fuzz/fuzz-NAME.c runs FUZZ_SECONDS on a copy of tests/fuzz/corpus/NAME
+# kept in build/fuzz/corpus-NAME (it grows across runs); crashes are written
+# to build/fuzz/crash-NAME-*.  Not part of `make check`.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SAN      = -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+		-fno-sanitize-recover=all
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz-%.c,%,$(FUZZ_SRC))
+FUZZ_BINS    := $(patsubst %,build/fuzz/fuzz-%,$(FUZZ_NAMES))
+LIB_OBJ_FUZZ := $(patsubst src/lib/%.c,build/fuzz/lib/%.o,$(LIB_SRC))
+
+build/fuzz/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) | build/fuzz/lib
+	$(FUZZ_CC) $(GP_CFLAGS) -Wno-format-nonliteral $(FUZZ_SAN) -c -o $@ $<
+build/fuzz/libgp.a: $(LIB_OBJ_FUZZ)
+	rm -f $@ && ar rcs $@ $^
+build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c build/fuzz/libgp.a | build/fuzz/lib
+	$(FUZZ_CC) $(GP_CFLAGS) $(subst fuzzer-no-link,fuzzer,$(FUZZ_SAN)) -o $@ $< \
+		build/fuzz/libgp.a $(GP_LDLIBS)
+build/fuzz/lib:
+	mkdir -p $@
+
+fuzz: $(FUZZ_BINS)
+	@fail=; for n in $(FUZZ_NAMES); do \
+		mkdir -p build/fuzz/corpus-$$n && \
+		cp tests/fuzz/corpus/$$n/* build/fuzz/corpus-$$n/ || exit 1; \
+		echo "== fuzz-$$n: $(FUZZ_SECONDS) s"; \
+		build/fuzz/fuzz-$$n -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+			-print_final_stats=1 -artifact_prefix=build/fuzz/crash-$$n- \
+			build/fuzz/corpus-$$n || fail="$$fail $$n"; \
+	done; \
+	if [ -n "$$fail" ]; then echo "fuzz: failed:$$fail (see build/fuzz/crash-*)"; exit 1; fi
 
 clean:
 	rm -rf build $(TOOLS)

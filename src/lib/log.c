@@ -24,6 +24,9 @@ const char *gp_progname(void)
 }
 
 static void vmsg(const char *file, unsigned long line, const char *tag,
+		 const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
+
+static void vmsg(const char *file, unsigned long line, const char *tag,
 		 const char *fmt, va_list ap)
 {
 	fflush(stdout);

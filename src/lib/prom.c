@@ -275,6 +275,8 @@ static int parse_line(const char *s, size_t n, struct gp_prom *series, double *v
 						put(series, "\\\"", 2);
 					else
 						return -1;
+				} else if (s[i] == '\0') {
+					return -1;	/* would cut the series string short */
 				} else {
 					put(series, s + i, 1);
 				}
@@ -309,7 +311,7 @@ static int parse_line(const char *s, size_t n, struct gp_prom *series, double *v
 	size_t v0 = i;
 	while (i < n && !is_blank(s[i]))
 		i++;
-	if (i == v0 || i - v0 >= sizeof(num))
+	if (i == v0 || i - v0 >= sizeof(num) || memchr(s + v0, '\0', i - v0))
 		return -1;
 	memcpy(num, s + v0, i - v0);
 	num[i - v0] = '\0';

@@ -14,9 +14,10 @@
  * re-escaped canonically: backslash, double quote and newline as \\ \" \n),
  * no braces when there are no labels.  Values: any float, NaN, +Inf, -Inf.
  * Timestamps are ignored; blank lines, comments, HELP and TYPE are skipped;
- * LF or CRLF line endings.  Returns 0, or the 1-based number of the first
- * malformed line (samples before it have been reported), or -1 when out of
- * memory.
+ * LF or CRLF line endings; a NUL byte in a label value or a value makes
+ * its line malformed (the series string could not carry it).  Returns 0, or
+ * the 1-based number of the first malformed line (samples before it have been
+ * reported), or -1 when out of memory.
  */
 #ifndef GP_PROM_H
 #define GP_PROM_H

@@ -476,23 +476,32 @@ static int read_number(struct jr *j, long *ival)
 	}
 	j->p = p;
 	if ((integer && digits > 18) || !integer) {
-		/* The rare slow path: let the C library judge the range. */
+		/* The rare slow path: let the C library judge the range.  A
+		 * token too long for buf is read in place: strtoll/strtod stop
+		 * at p, the first byte after the token, so they read no further
+		 * than *p — which must lie inside the data (it does in a valid
+		 * chunk: a number never ends an object). */
 		char buf[128];
+		const char *s = buf;
 		size_t n = (size_t)(p - start);
 
 		if (n < sizeof(buf)) {
 			memcpy(buf, start, n);
 			buf[n] = '\0';
-			errno = 0;
-			if (integer) {
-				long long ll = strtoll(buf, NULL, 10);
+		} else if (p < end) {
+			s = (const char *)start;
+		} else {
+			return -1;
+		}
+		errno = 0;
+		if (integer) {
+			long long ll = strtoll(s, NULL, 10);
 
-				if (errno == ERANGE)
-					return -1;
-				v = (long)ll;
-			} else if (isinf(strtod(buf, NULL))) {
+			if (errno == ERANGE)
 				return -1;
-			}
+			v = (long)ll;
+		} else if (isinf(strtod(s, NULL))) {
+			return -1;
 		}
 	}
 	*ival = integer && !neg ? v : -1;

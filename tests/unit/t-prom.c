@@ -182,5 +182,21 @@ int main(void)
 		is_str(p.buf, "x NaN\ny -Inf\n", "NaN and -Inf written");
 		gp_prom_release(&p);
 	}
+	{
+		/* Found by tests/fuzz/fuzz-prom: a NUL byte inside a label value
+		 * was copied into the series, so the callback saw a cut string
+		 * (x{a="q), and a value "1<NUL>junk" read as 1. */
+		static const char lv[] = "ok 1\nx{a=\"q\0z\"} 2\nnever 3\n";
+		static const char vv[] = "ok 1\ny 1\0junk\nnever 3\n";
+
+		memset(&g, 0, sizeof(g));
+		rc = gp_prom_parse(lv, sizeof(lv) - 1, collect, &g);
+		is_int(rc, 2, "NUL in a label value: line 2 malformed");
+		is_int(g.n, 1, "NUL in a label value: only the sample before it");
+		memset(&g, 0, sizeof(g));
+		rc = gp_prom_parse(vv, sizeof(vv) - 1, collect, &g);
+		is_int(rc, 2, "NUL in a value: line 2 malformed");
+		is_int(g.n, 1, "NUL in a value: only the sample before it");
+	}
 	return done_testing();
 }

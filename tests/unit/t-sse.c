@@ -481,6 +481,43 @@ static void test_chunk_vs_jansson(void)
 		is_int(gp_sse_chunk_read(d, i, &(struct gp_sse_chunk){ 0 }), -1, "71 levels refused (limit 64)");
 		is_int(bad, 0, "edge cases agree with jansson (%zu cases)", sizeof(odd) / sizeof(odd[0]));
 	}
+	{
+		/* Found by tests/fuzz/fuzz-sse: a number of 128 bytes or more
+		 * skipped the range check, so a 139-digit integer or a long
+		 * real that overflows was accepted where jansson refuses it. */
+		static const struct { const char *head; char digit; int n; const char *tail; int want; } big[] = {
+			{ "{\"a\":7", '7', 138, "}", -1 },
+			{ "{\"usage\":{\"completion_tokens\":1", '0', 150, "}}", -1 },
+			{ "{\"a\":-1", '0', 140, "}", -1 },
+			{ "{\"a\":1", '0', 130, "e200}", -1 },		/* 1e330 */
+			{ "{\"a\":1", '0', 130, ".5}", 0 },		/* 1e130: in range */
+			{ "{\"a\":0.", '0', 150, "1e300}", 0 },		/* 1e149 */
+			{ "{\"a\":1", '0', 130, ".0e100}", 0 },		/* 1e230 */
+			{ "{\"a\":1", '0', 200, "", -1 },		/* number at the very end */
+		};
+		char d[400];
+
+		bad = 0;
+		for (i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+			int r;
+
+			n = strlen(big[i].head);
+			memcpy(d, big[i].head, n);
+			memset(d + n, big[i].digit, (size_t)big[i].n);
+			n += (size_t)big[i].n;
+			memcpy(d + n, big[i].tail, strlen(big[i].tail));
+			n += strlen(big[i].tail);
+			r = gp_sse_chunk_read(d, n, &(struct gp_sse_chunk){ 0 });
+			if ((r != big[i].want || !same(d, n, why, sizeof(why))) && bad++ < 5)
+				diag("long number case %zu: got %d, %s", i, r, why);
+		}
+		is_int(bad, 0, "numbers of 128+ bytes: range checked like jansson (%zu cases)",
+		       sizeof(big) / sizeof(big[0]));
+		/* Also from the fuzzer: jansson 2.14 loads {"a":1<NUL>} (a raw
+		 * NUL after a number); RFC 8259 does not, nor do we. */
+		is_int(gp_sse_chunk_read("{\"a\":1\0}", 8, &(struct gp_sse_chunk){ 0 }), -1,
+		       "raw NUL after a number refused");
+	}
 }
 
 int main(void)
