@@ -66,8 +66,10 @@ test_expect_success 'live: 5 reps replayed against gp-sim pass every gate' '
 '
 
 
+# Started here, not inside the test's subshell, so that the cleanup at exit
+# knows its pid and stops it.
+start_sim --fault bad_frame=0.2 --fault drop_done=0.2 --decode-ms 2 --seed 9 || exit 1
 test_expect_success 'live: gp-sim faults (bad_frame, drop_done) get the run discarded by rule' '
-	start_sim --fault bad_frame=0.2 --fault drop_done=0.2 --decode-ms 2 --seed 9 &&
 	gp-replay --url "http://127.0.0.1:$SIM_PORT" --model gp-sim --arm faulty --rep 1 --rate-rps 20 \
 		--deadline-s 20 -o faulty.ndjson <trace.ndjson 2>>replay.log;
 	gp-verify validity faulty.ndjson >v2.ndjson; test $? = 1 &&
