@@ -63,7 +63,7 @@ build/san/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) | build/san/lib build/san
 	$(CC) $(GP_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 build/san/libgp.a: $(LIB_OBJ_SAN)
 	rm -f $@ && ar rcs $@ $^
-build/san/tests/%: tests/unit/%.c tests/unit/tap.h build/san/libgp.a | build/san/tests
+build/san/tests/%: tests/unit/%.c tests/unit/tap.h tests/unit/sse-ref.h build/san/libgp.a | build/san/tests
 	$(CC) $(GP_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< build/san/libgp.a $(GP_LDLIBS)
 
 bin build/obj/lib build/san/lib build/san/tests:
@@ -130,8 +130,8 @@ build/fuzz/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) | build/fuzz/lib
 	$(FUZZ_CC) $(GP_CFLAGS) -Wno-format-nonliteral $(FUZZ_SAN) -c -o $@ $<
 build/fuzz/libgp.a: $(LIB_OBJ_FUZZ)
 	rm -f $@ && ar rcs $@ $^
-build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c build/fuzz/libgp.a | build/fuzz/lib
-	$(FUZZ_CC) $(GP_CFLAGS) $(subst fuzzer-no-link,fuzzer,$(FUZZ_SAN)) -o $@ $< \
+build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/unit/sse-ref.h build/fuzz/libgp.a | build/fuzz/lib
+	$(FUZZ_CC) $(GP_CFLAGS) $(subst fuzzer-no-link,fuzzer,$(FUZZ_SAN)) -Itests/unit -o $@ $< \
 		build/fuzz/libgp.a $(GP_LDLIBS)
 build/fuzz/lib:
 	mkdir -p $@

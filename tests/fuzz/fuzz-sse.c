@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "sse.h"
+#include "sse-ref.h"
 
 /*
  * Input layout: byte 0 picks max_event, bytes 1..4 seed the chunk lengths,
@@ -36,47 +37,6 @@ static void add(struct log *l, const char *s, size_t n)
 	l->len += n;
 }
 
-static int nonempty_str(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) && json_string_length(v) > 0;
-}
-
-/* The same fields as gp_sse_chunk_read, read with jansson (as tests/unit/t-sse.c). */
-static int ref_read(const char *data, size_t len, struct gp_sse_chunk *out)
-{
-	json_t *root = json_loadb(data, len, 0, NULL), *c0, *d, *u, *v;
-
-	memset(out, 0, sizeof(*out));
-	out->completion_tokens = out->prompt_tokens = -1;
-	if (!json_is_object(root)) {
-		json_decref(root);
-		return -1;
-	}
-	v = json_object_get(root, "id");
-	if (json_is_string(v))
-		snprintf(out->id, sizeof(out->id), "%s", json_string_value(v));
-	c0 = json_array_get(json_object_get(root, "choices"), 0);
-	if (json_is_object(c0)) {
-		d = json_object_get(c0, "delta");
-		if (json_is_object(d))
-			out->content = nonempty_str(d, "content") || nonempty_str(d, "reasoning_content") ||
-				       nonempty_str(d, "reasoning");
-		out->content = out->content || nonempty_str(c0, "text");
-		out->finish = json_is_string(json_object_get(c0, "finish_reason"));
-	}
-	u = json_object_get(root, "usage");
-	v = json_object_get(u, "completion_tokens");
-	if (json_is_integer(v) && json_integer_value(v) >= 0)
-		out->completion_tokens = (long)json_integer_value(v);
-	v = json_object_get(u, "prompt_tokens");
-	if (json_is_integer(v) && json_integer_value(v) >= 0)
-		out->prompt_tokens = (long)json_integer_value(v);
-	out->has_error = json_is_object(json_object_get(root, "error"));
-	json_decref(root);
-	return 0;
-}
 
 /* Nesting depth of brackets outside strings (to skip the one documented
  * difference: ours refuses deeper than 64, jansson 2048). */
@@ -122,7 +82,7 @@ static void check_chunk(const char *data, size_t len)
 	}
 	if (too_deep(data, len))
 		return;
-	rb = ref_read(data, len, &b);
+	rb = sse_ref_read(data, len, &b);
 	if (ra != rb)
 		abort();		/* accept/reject differs from jansson */
 	if (ra)

@@ -10,6 +10,7 @@
 
 #include "tap.h"
 #include "sse.h"
+#include "sse-ref.h"
 
 /* Every dispatched event is appended as "type|data" + "\x1e". */
 struct sink {
@@ -317,56 +318,16 @@ static void test_chunk(void)
 }
 
 /*
- * The reference: the same fields read with jansson (a validating parser),
+ * The reference (sse_ref_read, tests/unit/sse-ref.h): the same fields read with jansson,
  * flags 0, top level an object.  gp_sse_chunk_read must agree with it on
  * accept/reject and on every field, for valid chunks and for every single-byte
  * mutation of them.
  */
-static int nonempty_str(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) && json_string_length(v) > 0;
-}
-
-static int ref_read(const char *data, size_t len, struct gp_sse_chunk *out)
-{
-	json_t *root = json_loadb(data, len, 0, NULL), *c0, *d, *u, *v;
-
-	memset(out, 0, sizeof(*out));
-	out->completion_tokens = out->prompt_tokens = -1;
-	if (!json_is_object(root)) {
-		json_decref(root);
-		return -1;
-	}
-	v = json_object_get(root, "id");
-	if (json_is_string(v))
-		snprintf(out->id, sizeof(out->id), "%s", json_string_value(v));
-	c0 = json_array_get(json_object_get(root, "choices"), 0);
-	if (json_is_object(c0)) {
-		d = json_object_get(c0, "delta");
-		if (json_is_object(d))
-			out->content = nonempty_str(d, "content") || nonempty_str(d, "reasoning_content") ||
-				       nonempty_str(d, "reasoning");
-		out->content = out->content || nonempty_str(c0, "text");
-		out->finish = json_is_string(json_object_get(c0, "finish_reason"));
-	}
-	u = json_object_get(root, "usage");
-	v = json_object_get(u, "completion_tokens");
-	if (json_is_integer(v) && json_integer_value(v) >= 0)
-		out->completion_tokens = (long)json_integer_value(v);
-	v = json_object_get(u, "prompt_tokens");
-	if (json_is_integer(v) && json_integer_value(v) >= 0)
-		out->prompt_tokens = (long)json_integer_value(v);
-	out->has_error = json_is_object(json_object_get(root, "error"));
-	json_decref(root);
-	return 0;
-}
 
 static int same(const char *s, size_t n, char *why, size_t wlen)
 {
 	struct gp_sse_chunk a, b;
-	int ra = gp_sse_chunk_read(s, n, &a), rb = ref_read(s, n, &b);
+	int ra = gp_sse_chunk_read(s, n, &a), rb = sse_ref_read(s, n, &b);
 
 	if (ra != rb) {
 		snprintf(why, wlen, "accept %d vs jansson %d", ra, rb);
