@@ -44,7 +44,7 @@ MANPAGES  := $(sort $(wildcard doc/*.1))
 LIB_OBJ     := $(patsubst src/lib/%.c,build/obj/lib/%.o,$(LIB_SRC))
 LIB_OBJ_SAN := $(patsubst src/lib/%.c,build/san/lib/%.o,$(LIB_SRC))
 
-.PHONY: all check unit e2e demo bench deps deps-check install uninstall clean lint fuzz
+.PHONY: all check check-run unit e2e demo demo-run bench bench-run deps deps-check install uninstall clean lint fuzz
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -69,8 +69,13 @@ build/san/tests/%: tests/unit/%.c tests/unit/tap.h tests/unit/sse-ref.h build/sa
 bin build/obj/lib build/san/lib build/san/tests:
 	mkdir -p $@
 
-# check: needs its packages; the prerequisites install them on a fresh Debian.
-check: deps-check all $(UNIT_BINS)
+# check, demo and bench need their packages.  The deps step runs first, on its
+# own; the build runs in a sub-make that reads this Makefile again, so the
+# pkg-config flags are taken after the packages are installed (a parse-time
+# $(shell pkg-config) on a fresh machine would be empty), also under -j.
+check: deps-check
+	+@$(MAKE) --no-print-directory check-run
+check-run: all $(UNIT_BINS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	GP_BIN=$(CURDIR)/bin GP_TOP=$(CURDIR) \
 	prove -j$(PROVE_J) --exec '' $(UNIT_BINS) $(E2E)
@@ -81,21 +86,23 @@ unit: $(UNIT_BINS)
 e2e: all
 	GP_BIN=$(CURDIR)/bin GP_TOP=$(CURDIR) prove -j$(PROVE_J) --exec '' $(E2E)
 
-demo: deps-check all
+demo: deps-check
+	+@$(MAKE) --no-print-directory demo-run
+demo-run: all
 	GP_BIN=$(CURDIR)/bin bash examples/demo.sh
 
-bench: deps-check all
+bench: deps-check
+	+@$(MAKE) --no-print-directory bench-run
+bench-run: all
 	GP_BIN=$(CURDIR)/bin sh bench/run.sh
 
-# deps: install what a fresh Debian 12 lacks.  deps-check runs it only when
-# something is missing, so `make check` and `make demo` alone work from scratch.
-DEB_PKGS := build-essential pkg-config libcurl4-openssl-dev libjansson-dev \
-	    libevent-dev libgsl-dev zlib1g-dev jq parallel gnuplot-nox haproxy \
-	    gawk mawk curl perl python3 python3-scipy time
+# deps: install what a fresh Debian 12 lacks (the list: share/packages).
+# deps-check does it only when something is missing, so `make check` and
+# `make demo` alone work from scratch and cost nothing when all is there.
 deps:
-	sh share/deps.sh $(DEB_PKGS)
+	sh share/deps.sh
 deps-check:
-	@sh share/deps.sh --check $(DEB_PKGS) || sh share/deps.sh $(DEB_PKGS)
+	@sh share/deps.sh --check || sh share/deps.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(SHAREDIR)/awk
