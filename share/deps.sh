@@ -4,10 +4,12 @@
 #   --list   print the package names, one per line
 #   (none)   apt-get install the missing ones as root; when not root, print
 #            the exact command to run and exit 1
+# A line "PKG:CMD" in share/packages is satisfied by the package or by the
+# command CMD already on PATH (node and npm often come from elsewhere).
 here=$(dirname "$0")
 pkgs=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/packages")
 case ${1:-} in
---list) printf '%s\n' $pkgs; exit 0 ;;
+--list) printf '%s\n' $pkgs | sed 's/:.*//'; exit 0 ;;
 --check) check=1 ;;
 *) check=0 ;;
 esac
@@ -17,7 +19,9 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
 	exit 0
 fi
 missing=
-for p in $pkgs; do
+for e in $pkgs; do
+	p=${e%%:*}
+	case $e in *:*) command -v "${e#*:}" >/dev/null 2>&1 && continue ;; esac
 	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
 	case $s in *"ok installed") ;; *) missing="$missing $p" ;; esac
 done
