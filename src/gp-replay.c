@@ -60,6 +60,8 @@ static const char usage[] =
 "                 [--shard I/N] [--start-at EPOCH] [--run ID] [--block-tokens N]\n"
 "                 [--no-ignore-eos] [--itl] [--http2] [--scrape URL]... [--spin-us N]\n"
 "                 [--max-event-bytes N] [--preconnect N] [--progress] [-o FILE[.gz]] [-z]\n"
+"                 [--api-key-file FILE] [--max-completion-tokens] [--no-model-check]\n"
+"                 [--cacert FILE] [--insecure]\n"
 "                 [TRACE...]\n"
 "\n"
 "Replay a trace (NDJSON trace records, files or stdin) against an OpenAI-compatible\n"
@@ -216,7 +218,6 @@ static struct {
 	const char *api_key_file;
 	char api_key_buf[4096];
 	int max_completion_tokens;
-	int strict;
 	int no_model_check;
 	const char *cacert;
 	int insecure;
@@ -272,6 +273,7 @@ static struct {
 	struct gp_pace_hist s_ttft, s_tpot, s_e2e, s_itl;
 	unsigned long out_tokens;
 	int64_t first_token_ns, last_end_ns;
+	int any_sent;			/* some request reached a server */
 } G;
 
 /* ---- trace input ---- */
@@ -386,6 +388,57 @@ static void trace_setup(struct trace_in *t, char **paths, int n)
 	spool_paths[0] = spool_path;
 	t->paths = spool_paths;
 	t->npaths = 1;
+}
+
+/* ---- trace ids: each at most once ---- */
+
+/* An open-addressing set of the ids seen in the first pass (FNV-1a 64,
+ * linear probing, kept under half full); freed after the pass. */
+static struct {
+	char **slot;
+	size_t cap, n;
+} ids;
+
+/* 1 when id was new (now added), 0 when already there. */
+static int ids_add(const char *id)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+	const char *c;
+
+	if (2 * (ids.n + 1) > ids.cap) {
+		size_t nc = ids.cap ? 2 * ids.cap : 1024, k;
+		char **ns = calloc(nc, sizeof(*ns)), **old = ids.slot;
+		size_t oc = ids.cap;
+
+		if (!ns)
+			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		ids.slot = ns;
+		ids.cap = nc;
+		ids.n = 0;
+		for (k = 0; k < oc; k++)
+			if (old[k])
+				ids_add(old[k]), free(old[k]);
+		free(old);
+	}
+	for (c = id; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	for (i = h & (ids.cap - 1); ids.slot[i]; i = (i + 1) & (ids.cap - 1))
+		if (!strcmp(ids.slot[i], id))
+			return 0;
+	ids.slot[i] = gp_xstrdup(id);
+	ids.n++;
+	return 1;
+}
+
+static void ids_free(void)
+{
+	size_t k;
+
+	for (k = 0; k < ids.cap; k++)
+		free(ids.slot[k]);
+	free(ids.slot);
+	memset(&ids, 0, sizeof(ids));
 }
 
 /* ---- the client's own share of the host ---- */
@@ -687,6 +740,7 @@ static void on_sent(void *user, int64_t t)
 	struct req *r = user;
 
 	gp_stream_on_sent(&r->st, t);
+	G.any_sent = 1;
 }
 
 static void copy_value(char *dst, size_t dlen, const char *v, size_t n)
@@ -761,7 +815,6 @@ static void build_body(struct req *r, const struct gp_trace_rec *rec)
 	q.stream = 1;
 	q.include_usage = 1;
 	q.ignore_eos = cfg.ignore_eos;
-	q.strict = cfg.strict;
 	if (!rec->messages && rec->prompt) {
 		q.prompt = rec->prompt;
 		q.prompt_len = strlen(rec->prompt);
@@ -980,7 +1033,8 @@ enum {
 	O_URL = 256, O_API, O_MODEL, O_ARM, O_REP, O_RATE, O_POISSON, O_SEED, O_DEADLINE,
 	O_IDLE, O_DURATION, O_MAXREQ, O_MAXINFL, O_KEYH, O_RECH, O_RECFROM, O_BACKH, O_SHARD,
 	O_STARTAT, O_RUN, O_BLOCK, O_NOEOS, O_ITL, O_HTTP2, O_SCRAPE, O_SPIN, O_MAXEV,
-	O_PROGRESS, O_PRECONNECT, O_HELP, O_VERSION,
+	O_PROGRESS, O_PRECONNECT, O_APIKEYFILE, O_MAXCT, O_NOMODELCHECK, O_CACERT, O_INSECURE,
+	O_HELP, O_VERSION,
 };
 
 static const struct option longopts[] = {
@@ -1014,6 +1068,11 @@ static const struct option longopts[] = {
 	{ "max-event-bytes", required_argument, NULL, O_MAXEV },
 	{ "progress", no_argument, NULL, O_PROGRESS },
 	{ "preconnect", required_argument, NULL, O_PRECONNECT },
+	{ "api-key-file", required_argument, NULL, O_APIKEYFILE },
+	{ "max-completion-tokens", no_argument, NULL, O_MAXCT },
+	{ "no-model-check", no_argument, NULL, O_NOMODELCHECK },
+	{ "cacert", required_argument, NULL, O_CACERT },
+	{ "insecure", no_argument, NULL, O_INSECURE },
 	{ "output", required_argument, NULL, 'o' },
 	{ "gzip", no_argument, NULL, 'z' },
 	{ "help", no_argument, NULL, O_HELP },
@@ -1105,6 +1164,11 @@ static void parse_args(int argc, char **argv)
 		case O_MAXEV: cfg.max_event = gp_opt_long("--max-event-bytes", optarg, 64, 1L << 30); break;
 		case O_PROGRESS: cfg.progress = 1; break;
 		case O_PRECONNECT: cfg.preconnect = gp_opt_long("--preconnect", optarg, 0, 100000); break;
+		case O_APIKEYFILE: cfg.api_key_file = optarg; break;
+		case O_MAXCT: cfg.max_completion_tokens = 1; break;
+		case O_NOMODELCHECK: cfg.no_model_check = 1; break;
+		case O_CACERT: cfg.cacert = optarg; break;
+		case O_INSECURE: cfg.insecure = 1; break;
 		case 'o': cfg.out_path = optarg; break;
 		case 'z': cfg.gzip = 1; break;
 		case O_HELP: gp_print_help(usage);
@@ -1225,8 +1289,13 @@ static void write_header(uint64_t digest, unsigned long nrec, double trace_rps)
 			sb_str(b, ",");
 		sb_jstrn(b, cfg.hdrs[i], strcspn(cfg.hdrs[i], ":"));
 	}
-	sb_fmt(b, "],\"spin_us\":%ld,\"preconnect\":%ld,\"itl\":%s}", cfg.spin_us, cfg.preconnect,
+	sb_fmt(b, "],\"spin_us\":%ld,\"preconnect\":%ld,\"itl\":%s", cfg.spin_us, cfg.preconnect,
 	       cfg.itl ? "true" : "false");
+	sb_fmt(b, ",\"max_completion_tokens\":%s,\"model_check\":%s,\"tls_verify\":%s,\"cacert\":",
+	       cfg.max_completion_tokens ? "true" : "false", cfg.no_model_check ? "false" : "true",
+	       cfg.insecure ? "false" : "true");
+	sb_jstr(b, cfg.cacert);
+	sb_str(b, "}");
 	if (gp_out_line(&G.out, b->p, b->len))
 		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
 }
@@ -1299,6 +1368,95 @@ static int write_trailer(int interrupted)
 	return behind;
 }
 
+/*
+ * Before anything is sent: is anything listening at --url, and does it
+ * serve --model?  GET /v1/models (with the request headers, so a key is
+ * sent): nothing listening exits 69 at once; a model list without --model
+ * exits 2 naming what it lists.  --no-model-check skips the list (servers
+ * without /v1/models), not the reachability.
+ */
+static void check_server(void)
+{
+	char url[1200], err[256], names[512] = "";
+	char *body = NULL;
+	size_t len = 0, n = 0, i;
+	long status = 0;
+	enum gp_http_err k;
+	json_t *o, *data, *m;
+	int found = 0;
+
+	snprintf(url, sizeof(url), "%s/v1/models", cfg.url);
+	k = gp_http_get(G.http, url, 10000, 1u << 20, &body, &len, &status, err, sizeof(err));
+	if (k != GP_HTTP_OK) {
+		sanitize(err, sizeof(err));
+		gp_die(GP_EXIT_UNAVAILABLE, "%s: %s%s", cfg.url, err,
+		       k == GP_HTTP_ECONNECT ? " (nothing to measure: no request sent)" : "");
+	}
+	if (cfg.no_model_check) {
+		free(body);
+		return;
+	}
+	if (status != 200) {
+		char msg[256];
+
+		gp_oai_error_read(body, len, cfg.api_key, msg, sizeof(msg));
+		free(body);
+		gp_die(GP_EXIT_UNAVAILABLE, "%s: GET /v1/models: HTTP %ld: %s (--no-model-check for a "
+		       "server without a model list)", cfg.url, status, msg);
+	}
+	o = json_loadb(body, len, 0, NULL);
+	free(body);
+	data = json_object_get(o, "data");
+	json_array_foreach(data, i, m) {
+		const char *id = json_string_value(json_object_get(m, "id"));
+
+		if (!id)
+			continue;
+		if (!strcmp(id, cfg.model))
+			found = 1;
+		if (n + strlen(id) + 3 < sizeof(names))
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s'%s'", n ? ", " : "", id);
+	}
+	if (!json_is_array(data)) {
+		json_decref(o);
+		gp_die(GP_EXIT_UNAVAILABLE, "%s: GET /v1/models: not an OpenAI model list "
+		       "(--no-model-check for a server without one)", cfg.url);
+	}
+	json_decref(o);
+	if (!found)
+		gp_die(GP_EXIT_USAGE, "--model '%s': %s serves %s (--no-model-check to send anyway)",
+		       cfg.model, cfg.url, n ? names : "no model");
+}
+
+/* The end-of-run summary on stderr: what a user reads first. */
+static void print_summary(double offered, double achieved)
+{
+	const struct gp_pace_hist *h[4] = { &G.s_ttft, &G.s_tpot, &G.s_e2e, &G.s_itl };
+	static const char *const nm[4] = { "TTFT", "TPOT", "E2E", "ITL" };
+	double span = G.last_end_ns > G.first_token_ns ? gp_ns_to_s(G.last_end_ns - G.first_token_ns) : NAN;
+	int i;
+
+	fprintf(stderr, "%s: %lu attempted, %lu ok, %lu single_token, %lu failed\n", gp_progname(),
+		G.attempted, G.ok, G.single, G.failed);
+	for (i = 1; i < E_NCLASS; i++)
+		if (G.by_err[i]) {
+			fprintf(stderr, "  %-16s %6lu", gp_stream_class_name(i), G.by_err[i]);
+			if (G.first_status[i])
+				fprintf(stderr, "  first: HTTP %ld", G.first_status[i]);
+			if (G.first_detail[i][0])
+				fprintf(stderr, "%s %s", G.first_status[i] ? "," : "  first:", G.first_detail[i]);
+			fputc('\n', stderr);
+		}
+	for (i = 0; i < 4; i++)
+		if (h[i]->count)
+			fprintf(stderr, "  %-4s ms  p50 %9.3f  p90 %9.3f  p99 %9.3f  max %9.3f  (n %llu)\n", nm[i],
+				gp_pace_hist_quantile(h[i], 0.5) / 1e6, gp_pace_hist_quantile(h[i], 0.9) / 1e6,
+				gp_pace_hist_quantile(h[i], 0.99) / 1e6, (double)h[i]->max_ns / 1e6,
+				(unsigned long long)h[i]->count);
+	fprintf(stderr, "  output %.1f tok/s; offered %.3f req/s, achieved %.3f req/s\n",
+		span > 0 ? (double)G.out_tokens / span : 0.0, offered, achieved);
+}
+
 static void raise_nofile(void)
 {
 	struct rlimit rl;
@@ -1318,7 +1476,7 @@ int main(int argc, char **argv)
 	double t_first = 0, t_last = 0, trace_rps = 0;
 	int64_t spin_ns, next_sweep = 0, next_progress = 0, sweep_ns;
 	struct req *la;
-	int interrupted = 0, show_progress, i;
+	int interrupted = 0, unreachable = 0, show_progress, i;
 
 	gp_log_init(argv[0]);
 	parse_args(argc, argv);
@@ -1346,6 +1504,9 @@ int main(int argc, char **argv)
 					  "field 't_s' goes back in time (%g after %g at %s:%lu)", rec.t_s, t_last,
 					  name_prev ? name_prev : "-", line_prev);
 			t_last = rec.t_s;
+			if (!ids_add(rec.id))
+				gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in),
+					  "field 'id': '%s' is not unique in the trace", rec.id);
 			line_prev = gp_input_line(&S.t.in);
 			name_prev = in_name(&S.t);
 			nrec++;
@@ -1353,7 +1514,10 @@ int main(int argc, char **argv)
 		}
 		gp_trace_release(&rec);
 		gp_input_release(&S.t.in);
+		ids_free();
 	}
+	if (nrec == 0)
+		gp_die(GP_EXIT_DATAERR, "%s: the trace holds no record", cfg.npaths ? cfg.paths[0] : "-");
 	trace_rps = gp_pace_trace_rps(nrec, t_first, t_last);
 	if (cfg.poisson_rps > 0) {
 		gp_pace_poisson(&S.pace, cfg.poisson_rps, cfg.seed);
@@ -1376,11 +1540,14 @@ int main(int argc, char **argv)
 	hopts.http2 = cfg.http2;
 	hopts.deadline_ms = cfg.deadline_s > 0 ? (long)ceil(cfg.deadline_s * 1000) : 0;
 	hopts.connect_timeout_ms = hopts.deadline_ms && hopts.deadline_ms < 10000 ? hopts.deadline_ms : 10000;
+	hopts.cacert = cfg.cacert;
+	hopts.insecure = cfg.insecure;
 	G.http = gp_http_new(&hopts, &hops);
 	if (!G.http)
 		gp_die(GP_EXIT_SOFTWARE, "cannot create the HTTP engine");
 	if (gp_stream_headers(G.http, 1, cfg.api_key))
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	check_server();
 	for (i = 0; i < cfg.nhdrs; i++)
 		if (gp_http_add_header(G.http, cfg.hdrs[i]))
 			gp_die(GP_EXIT_SOFTWARE, "out of memory");
@@ -1458,6 +1625,13 @@ int main(int argc, char **argv)
 			interrupted = 1;
 			break;
 		}
+		if (G.by_err[GP_STREAM_CONNECT] && !G.any_sent) {
+			/* Nothing listens (any more): stop now, not after the
+			 * whole schedule. */
+			gp_warn("%s: %s; stopping the run", cfg.url, G.first_detail[GP_STREAM_CONNECT]);
+			unreachable = interrupted = 1;
+			break;
+		}
 		can_send = la && (!cfg.max_inflight || G.n_inflight < cfg.max_inflight);
 		if (can_send && now >= la->sched_ns) {
 			dispatch(la);
@@ -1512,17 +1686,23 @@ int main(int argc, char **argv)
 	if (cfg.nscrape && !interrupted)
 		scrape_all("after", 0);
 	write_trailer(interrupted);
+	print_summary(G.rate_rps, G.attempted >= 2 && G.last_send_ns > G.first_send_ns
+		      ? (double)(G.attempted - 1) / gp_ns_to_s(G.last_send_ns - G.first_send_ns) : NAN);
 	if (gp_out_close(&G.out)) {
 		if (errno == EPIPE)
 			return GP_EXIT_NEGATIVE;
 		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
 	}
 	gp_http_free(G.http);
-	if (interrupted)
-		return GP_EXIT_NEGATIVE;
-	if (G.attempted && G.by_err[GP_STREAM_CONNECT] == G.attempted) {
+	if (unreachable || (G.attempted && G.by_err[GP_STREAM_CONNECT] == G.attempted)) {
 		gp_warn("%s: no request could connect", cfg.url);
 		return GP_EXIT_UNAVAILABLE;
+	}
+	if (interrupted)
+		return GP_EXIT_NEGATIVE;
+	if (G.attempted && G.ok + G.single == 0) {
+		gp_warn("every request failed (%lu attempted)", G.attempted);
+		return GP_EXIT_NEGATIVE;
 	}
 	return GP_EXIT_OK;
 }
