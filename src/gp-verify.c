@@ -283,6 +283,13 @@ static const char *const rule_name[N_RULES] = {
  */
 #define RATE_FLAG 0.05
 #define RATE_DISCARD 0.10
+/*
+ * The lateness tolerance: gp-replay says client_behind at a send lateness p99
+ * over 1 ms or a maximum over 10 ms.  The run is discarded when that lateness
+ * is material against its schedule — p99 over LATE_P99_GAP of the mean gap
+ * 1/rate_rps, or the maximum over one mean gap — and kept with a flag below.
+ */
+#define LATE_P99_GAP 0.10
 
 struct vrun {
 	char *key, *arm, *run_id;
@@ -653,17 +660,26 @@ static void client_rules(struct vrun *r)
 	r->checked[R_BEHIND] = r->have_behind;
 	r->checked[R_CAPPED] = r->have_capped;
 	r->checked[R_INTERRUPTED] = r->have_interrupted;
-	if (r->behind)
-		reason(r, R_BEHIND, xasprintf("client_behind: the client did not hold its schedule "
-					      "(send lateness p99 %.3g ms, max %.3g ms)", r->late_p99,
-					      r->late_max));
+	r->flags = json_array();
+	if (r->behind) {
+		double gap_ms = r->rate > 0 ? 1000 / r->rate : 0;
+
+		if (!(gap_ms > 0) || r->late_p99 > LATE_P99_GAP * gap_ms || r->late_max > gap_ms)
+			reason(r, R_BEHIND, xasprintf("client_behind: the client did not hold its "
+						      "schedule (send lateness p99 %.3g ms, max %.3g ms; "
+						      "mean gap %.3g ms)", r->late_p99, r->late_max,
+						      gap_ms));
+		else
+			json_array_append_new(r->flags, json_sprintf("client_behind: send lateness p99 "
+					      "%.3g ms, max %.3g ms, within the tolerance of the "
+					      "%.3g ms mean gap", r->late_p99, r->late_max, gap_ms));
+	}
 	if (r->capped > 0)
 		reason(r, R_CAPPED, xasprintf("capped_sends: %lld %s held back by --max-inflight",
 					      r->capped, plural(r->capped, "send", "sends")));
 	if (r->interrupted)
 		reason(r, R_INTERRUPTED, xasprintf("interrupted: a signal stopped the run; its "
 						   "rep is incomplete"));
-	r->flags = json_array();
 	if (r->have_achieved && r->rate > 0) {
 		double dev = r->achieved / r->rate - 1, bound = RATE_DISCARD;
 
