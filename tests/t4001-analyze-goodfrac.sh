@@ -93,6 +93,14 @@ test_expect_success 'arm_summary: quantile CIs (BCa and cluster) and good-fracti
 		and .good_fraction_pooled.est == 0.56 and (.cv | type) == \"number\"" o5
 '
 
+# 19 paired requests: p50 has data for its interval (n >= 10), p90 (n < 50)
+# and p99 (n < 500) are flagged sparse — the thresholds where the BCa interval
+# loses its coverage in bench/bench-coverage.sh.
+test_expect_success 'tail quantiles without the data for them are flagged sparse' '
+	jall "select(.type == \"arm_summary\") | .ttft_ms.p50.n == 19 and .ttft_ms.p50.sparse == false
+		and .ttft_ms.p90.sparse == true and .ttft_ms.p99.sparse == true
+		and .tpot_ms_cluster.p99.sparse == true" o5
+'
 test_expect_success 'one rep: cv null, the cluster intervals degenerate, no NaN' '
 	gp-analyze $slo in >o6 &&
 	jall "select(.type == \"arm_summary\") | .cv == null and .reps == 1
