@@ -394,6 +394,10 @@ static void add_health(struct validity *v, const json_t *o, const struct at *w, 
 	struct hrec *h;
 	const char *check = NULL;
 
+	/* The contract does not require a time on health records; one without
+	 * `at` cannot be placed in a run's window and leaves the rules unchecked. */
+	if (!json_object_get(o, "at") || json_is_null(json_object_get(o, "at")))
+		return;
 	grow(&v->h, &v->cap_h, v->n_h, sizeof(*v->h));
 	h = &v->h[v->n_h];
 	h->order = v->n_h;
