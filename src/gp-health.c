@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "chatreq.h"
+#include "stream.h"
 #include "cli.h"
 #include "clock.h"
 #include "fleet.h"
@@ -416,7 +417,7 @@ static void parse_opts(int argc, char **argv, const char **output)
 		gp_die(GP_EXIT_DATAERR, "%s: %s", C.fleet_path, err);
 	if (arm && !(C.arm = gp_fleet_arm(&C.fleet, arm)))
 		gp_usage_error("--arm: no arm '%s' in %s", arm, C.fleet_path);
-	if (gp_chatreq_api_key(keyfile, C.key, sizeof(C.key), err, sizeof(err)) < 0)
+	if (gp_stream_api_key(keyfile, C.key, sizeof(C.key), err, sizeof(err)) < 0)
 		gp_die(GP_EXIT_USAGE, "--api-key-file: %s", err);
 	C.have_key = *C.key != 0;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "chatreq.h"
+#include "stream.h"
 #include "cli.h"
 #include "clock.h"
 #include "cmd.h"
@@ -472,7 +473,7 @@ static void load_fleet(void)
 	if (P.fleet.n_backends == 0 || P.fleet.n_inflight_metrics == 0)
 		gp_die(GP_EXIT_DATAERR, "%s: field '%s' is empty: the probe samples the backends' "
 		       "in-flight load", P.o.fleet_path, P.fleet.n_backends ? "inflight_metrics" : "backends");
-	if (gp_chatreq_api_key(P.o.keyfile, P.key, sizeof(P.key), err, sizeof(err)) < 0)
+	if (gp_stream_api_key(P.o.keyfile, P.key, sizeof(P.key), err, sizeof(err)) < 0)
 		gp_die(GP_EXIT_USAGE, "--api-key-file: %s", err);
 	P.have_key = *P.key != 0;
 }

@@ -2,20 +2,15 @@
 /*
  * chatreq — streamed chat completions for the fleet checks (gp-health,
  * gp-probe): one blocking request, or a burst of n requests with c in flight
- * and a tick every interval (the probe samples the backends there).  Bodies
- * come from openai.h's request writer; the wire is http.h; the stream is read
- * with sse.h and openai.h's chunk reader.
+ * and a tick every interval (the probe samples the backends there).  Each
+ * request is one stream.h stream — the same timings and error classes as
+ * gp-replay's — on one http.h engine; bodies come from openai.h's request
+ * writer (the caller's).  What this adds: the loop, and the capture of the
+ * response headers that name the serving backend and carry the receipt.
  *
- * INTERIM: the wire module's shared streamed-request module (stream.h: one
- * streamed completion over http.c with timings and error classes) had not
- * landed when this was written.  This file is the minimal reading those
- * tools need and is to be folded into it: the classes below are a subset of
- * stream.h's with the same names, so callers do not change.
- *
- * Classes (DESIGN.md §3): NULL (ok: 200, text/event-stream, [DONE] seen),
- * "connect", "http_status" (the server's message, scrubbed, in detail),
- * "not_streamed", "timeout" (over timeout_ms), "truncated" (ended without
- * [DONE]), "reset", "invalid_framing", "other".
+ * Classes: `error` is gp_stream_class_name() of the stream's class (NULL
+ * when ok: 200, text/event-stream, [DONE]).  Nothing here detects a hang:
+ * timeout_ms bounds every request.
  *
  * Ownership: strings in a result are copies inside it; bodies and headers
  * passed in are borrowed for the call.  Nothing here prints or exits.
@@ -54,14 +49,6 @@ struct gp_chatreq_cfg {
  */
 int gp_chatreq_once(const struct gp_chatreq_cfg *cfg, const char *body, size_t len,
 		    const char *const *xhdr, int nxhdr, struct gp_chatreq_res *r);
-
-/*
- * The API key: the first line of `file` when given, else GP_API_KEY, else
- * OPENAI_API_KEY.  1 with the key in out, 0 when there is none ("" in out),
- * -1 with a reason in err (never the key) when the file cannot be read, is
- * empty, or the key holds a control character.
- */
-int gp_chatreq_api_key(const char *file, char *out, size_t cap, char *err, size_t errlen);
 
 /* A burst: the caller's callbacks give request i's body and headers, take
  * its result, and are ticked between polls. */
