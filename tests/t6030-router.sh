@@ -62,6 +62,12 @@ test_expect_success 'kv_events_down is silent: the mode gauge still says kv, so 
 	probe probe.ndjson | jq -e ".mode_confirmed"
 '
 
+test_expect_code 1 'kv_events_down, one hot key: the arm expects concentration, the probe sees round robin' '
+	gp-probe --fleet fleet.json --arm kv $B >hot.ndjson 2>err; rc=$?;
+	probe hot.ndjson | jq -e ".mode_confirmed and (.engaged | not) and .concentration < 1.5 and (.served | length) == 4" &&
+	exit $rc
+'
+
 test_expect_success 'kv_events_down: the dual proof on the probe snapshots fails, naming the counter' '
 	replay && dual probe.ndjson replay >d &&
 	jq -e ".decision_ok == false" d &&
