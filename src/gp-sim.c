@@ -1148,6 +1148,17 @@ static void router_keys(struct sim *sim, struct evhttp_request *req, int chat, s
 	json_decref(body);
 }
 
+/* What the router sees of one engine: its load (running + waiting, as of
+ * now) and how many leading blocks of the prompt its prefix cache holds —
+ * asked without touching the cache (no recency change, no insert). */
+static void router_view(struct backend *b, const struct tok *t, long *load, size_t *prefix)
+{
+	gp_engine_advance(&b->eng, engine_clock(b, gp_now_ns()));
+	rearm(b);
+	*load = (long)(gp_engine_running(&b->eng) + gp_engine_waiting(&b->eng));
+	*prefix = gp_kvcache_peek(b->cache, t->keys, t->nkeys);
+}
+
 static void router_metrics(struct sim *sim, struct evhttp_request *req)
 {
 	const char **names = calloc((size_t)sim->nb, sizeof(*names));
@@ -1193,13 +1204,8 @@ static void on_router_request(struct evhttp_request *req, void *arg)
 	} else {
 		if (!strcmp(path, "/v1/chat/completions") || !strcmp(path, "/v1/completions")) {
 			router_keys(sim, req, path[4] == 'c' && path[5] == 'h', &t);
-			for (int i = 0; i < sim->nb; i++) {
-				struct gp_engine *en = &sim->b[i].eng;
-
-				gp_engine_advance(en, engine_clock(&sim->b[i], gp_now_ns()));
-				load[i] = (long)(gp_engine_running(en) + gp_engine_waiting(en));
-				prefix[i] = gp_kvcache_peek(sim->b[i].cache, t.keys, t.nkeys);
-			}
+			for (int i = 0; i < sim->nb; i++)
+				router_view(&sim->b[i], &t, &load[i], &prefix[i]);
 			free(t.keys);
 			e = gp_router_pick(&sim->router, &q, NULL);
 		}
