@@ -89,6 +89,20 @@ test_expect_success 'a VIP that accepts but never finishes is bounded by --timeo
 	test $(( (e - s) / 1000000 )) -lt 3000
 '
 
+R=$(free_port_range 1)
+gp-sim --port "$R" --receipt-header x-gp-receipt 2>/dev/null &
+cleanup_pid $!
+wait_port "$R"
+test_expect_success 'a receipt header named by the fleet must be on the VIP response' '
+	jq ".vips[0].url=\"http://127.0.0.1:$R\" | .backends=[] | .gateway.metrics_url=null | .receipt_header=\"x-gp-receipt\"" fleet.json >f &&
+	gp-health --fleet f >out &&
+	one out ".check==\"receipt\"" | jq -e ".ok and (.receipt | test(\"^prefill=127.0.0.1:$R;decode=127.0.0.1:$R$\"))" &&
+	jq ".receipt_header=\"x-gp-handoff\"" f >g &&
+	{ gp-health --fleet g >out 2>err; test $? = 1; } &&
+	one out ".check==\"receipt\"" | jq -e "(.ok | not) and .receipt == null and .detail == \"no x-gp-handoff header on the response\"" &&
+	test "$(one out ".check==\"vip_chat\"" | jq .ok)" = true
+'
+
 test_expect_code 65 'a bad fleet file names the field' '
 	jq ".backends[0].url=7" fleet.json >f && gp-health --fleet f 2>err; rc=$?;
 	grep -qx "gp-health: f: field .backends\[0\].url. is not a string" err && exit $rc
