@@ -220,6 +220,47 @@ static void make(void *arg, long i, const char **body, size_t *len, const char *
 	*nx = 1;
 }
 
+/*
+ * The fleet's name of the backend a gateway named in backend_header: its
+ * name (HAProxy's %s), or the backend whose URL is http(s)://VALUE (nginx's
+ * $upstream_addr, gp-sim's router); else the value as given.
+ */
+static const char *backend_of(const char *v)
+{
+	for (size_t i = 0; i < P.fleet.n_backends; i++) {
+		const struct gp_fleet_backend *b = &P.fleet.backends[i];
+		const char *u = b->url, *h = strstr(u, "://");
+		size_t n = strlen(v);
+
+		if (b->name && !strcmp(b->name, v))
+			return b->name;
+		if (h && !strncmp(h + 3, v, n) && (h[3 + n] == 0 || !strcmp(h + 3 + n, "/")))
+			return bname(b);
+	}
+	return v;
+}
+
+/* Peak-to-mean of the requests each fleet backend served; NaN when nothing
+ * was named, or a name is not one of the fleet's backends. */
+static double served_ratio(void)
+{
+	double *n = calloc(P.fleet.n_backends + 1, sizeof(*n)), r = NAN;
+	size_t known = 0;
+
+	if (!n)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	for (size_t i = 0; i < P.fleet.n_backends; i++) {
+		json_t *v = json_object_get(P.served, bname(&P.fleet.backends[i]));
+
+		n[i] = v ? (double)json_integer_value(v) : 0;
+		known += v != NULL;
+	}
+	if (known && known == json_object_size(P.served))
+		r = gp_probe_peak_to_mean(n, P.fleet.n_backends);
+	free(n);
+	return r;
+}
+
 static void on_done(void *arg, long i, const struct gp_chatreq_res *r)
 {
 	(void)arg;
@@ -235,10 +276,10 @@ static void on_done(void *arg, long i, const struct gp_chatreq_res *r)
 		P.ok++;
 	}
 	if (*r->backend) {
-		json_t *v = json_object_get(P.served, r->backend);
+		const char *name = backend_of(r->backend);
+		json_t *v = json_object_get(P.served, name);
 
-		json_object_set_new(P.served, r->backend,
-				    json_integer(v ? json_integer_value(v) + 1 : 1));
+		json_object_set_new(P.served, name, json_integer(v ? json_integer_value(v) + 1 : 1));
 	}
 }
 
@@ -348,6 +389,7 @@ static int verdict(int mode_ok, const char *evidence, int burst_ran)
 	json_object_set_new(o, "failed", json_integer(P.failed));
 	json_object_set_new(o, "by_error", json_incref(P.by_error));
 	json_object_set_new(o, "served", json_incref(P.served));
+	gp_json_set_real(o, "served_peak_to_mean", served_ratio());
 	json_object_set_new(o, "keys", json_integer(P.o.keys));
 	json_object_set_new(o, "concurrency", json_integer(P.o.concurrency));
 	json_object_set_new(o, "interval_ms", json_integer(P.o.interval_ms));
