@@ -438,6 +438,9 @@ int main(int argc, char **argv)
 	C.failed_names = json_array();
 	if (C.fleet.n_vips + C.fleet.n_backends == 0)
 		gp_die(GP_EXIT_DATAERR, "%s: the fleet names no VIP and no backend", C.fleet_path);
+	if (!C.fleet.model)
+		gp_die(GP_EXIT_DATAERR, "%s: field 'model' is missing: the checks need the model's name",
+		       C.fleet_path);
 	for (size_t i = 0; i < C.fleet.n_backends; i++) {
 		const struct gp_fleet_backend *b = &C.fleet.backends[i];
 

@@ -179,13 +179,13 @@ static int sample(void *arg, int64_t now)
 		const struct gp_fleet_backend *b = &P.fleet.backends[i];
 		json_t *m = b->metrics_url ? gp_scrape(b->metrics_url, P.o.timeout_ms, NULL) : NULL;
 		double v = 0;
+		int failed = !m || gp_scrape_failed(m);
 
-		for (size_t k = 0; m && k < P.fleet.n_inflight_metrics; k++)
+		for (size_t k = 0; !failed && k < P.fleet.n_inflight_metrics; k++)
 			v += gp_scrape_sum(m, P.fleet.inflight_metrics[k], NULL);
-		if (!m || gp_scrape_failed(m))
-			bad = 1;
+		bad |= failed;
 		P.load[i] = v;
-		json_object_set_new(infl, bname(b), bad && !m ? json_null() : gp_json_real(v));
+		json_object_set_new(infl, bname(b), failed ? json_null() : gp_json_real(v));
 		json_decref(m);
 	}
 	o = json_pack("{s:s, s:s, s:s, s:f, s:o}", "type", "probe_sample", "run", P.run, "arm",
@@ -512,6 +512,9 @@ static void load_fleet(void)
 	if (!P.vip)
 		gp_usage_error(P.o.vip ? "--vip: no VIP '%s' in %s" : "%s%s: the fleet names no VIP",
 			       P.o.vip ? P.o.vip : "", P.o.fleet_path);
+	if (!P.fleet.model)
+		gp_die(GP_EXIT_DATAERR, "%s: field 'model' is missing: the burst names the model",
+		       P.o.fleet_path);
 	if (P.fleet.n_backends == 0 || P.fleet.n_inflight_metrics == 0)
 		gp_die(GP_EXIT_DATAERR, "%s: field '%s' is empty: the probe samples the backends' "
 		       "in-flight load", P.o.fleet_path, P.fleet.n_backends ? "inflight_metrics" : "backends");
