@@ -95,4 +95,12 @@ test_expect_success 'the router in bounded loads spreads one hot key' '
 	gp-probe --fleet fleet.json --arm bounded $B --concurrency 16 >out 2>err &&
 	probe out | jq -e ".engaged and .concentration <= 1.5 and (.served | length) >= 3"
 '
+
+test_expect_code 130 'SIGINT stops the burst: the records are finished, exit 130' '
+	gp-probe --fleet fleet.json --arm bounded --requests 100000 --max-tokens 16 >out 2>err &
+	pid=$! && sleep 1 && kill -INT $pid; wait $pid; rc=$?;
+	probe out | jq -e ".requests > 0 and .requests < 100000 and .failed == 0" &&
+	test "$(jq -s "map(select(.type==\"metrics\" and .phase==\"after\")) | length" out)" = 5 &&
+	exit $rc
+'
 test_done
