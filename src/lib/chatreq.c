@@ -208,11 +208,12 @@ static void once_done(void *arg, long i, const struct gp_chatreq_res *r)
 int gp_chatreq_once(const struct gp_chatreq_cfg *cfg, const char *body, size_t len,
 		    const char *const *xhdr, int nxhdr, struct gp_chatreq_res *r)
 {
-	struct once o = { body, len, xhdr, nxhdr, r };
+	struct once o;
 	struct gp_chatreq_burst b = { cfg, 1, 1, 100000000, once_make, once_done, NULL, &o };
 
 	memset(r, 0, sizeof(*r));
 	r->ttft_ms = r->e2e_ms = NAN;
+	o = (struct once){ body, len, xhdr, nxhdr, r };
 	if (gp_chatreq_burst_run(&b)) {
 		snprintf(r->detail, sizeof(r->detail), "cannot set up libcurl");
 		return -1;
