@@ -375,7 +375,7 @@ static int verdict(int mode_ok, const char *evidence, int burst_ran)
 	gp_json_set_real(o, "concentration", c);
 	gp_json_set_real(o, "mean_peak_to_mean", burst_ran ? gp_probe_mean_ratio(&P.acc) : NAN);
 	gp_json_set_real(o, "max_peak_to_mean", burst_ran && P.acc.busy ? P.acc.ratio_max : NAN);
-	json_object_set_new(o, "samples", json_integer(burst_ran ? P.acc.samples : 0));
+	json_object_set_new(o, "n_samples", json_integer(burst_ran ? P.acc.samples : 0));
 	json_object_set_new(o, "busy_samples", json_integer(burst_ran ? P.acc.busy : 0));
 	json_object_set_new(o, "sample_errors", json_integer(P.sample_errors));
 	json_object_set_new(o, "mode_cmd", P.arm->mode_cmd ? json_string(P.arm->mode_cmd) : json_null());
