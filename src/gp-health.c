@@ -88,14 +88,10 @@ static void emit(const char *check, const char *target, const char *name, int ok
 	C.checks++;
 	C.answered += answered != 0;
 	if (!ok) {
-		char *n = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&n, &len);
+		char n[2200];
 
-		fprintf(m, "%s %s", check, name ? name : target);
-		fclose(m);
+		snprintf(n, sizeof(n), "%s %s", check, name ? name : target);
 		json_array_append_new(C.failed_names, json_string(n));
-		free(n);
 		C.failed++;
 		if (!C.quiet)
 			gp_warn("not ready: %s %s: %s", check, target, detail ? detail : "failed");
