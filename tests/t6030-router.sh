@@ -13,8 +13,8 @@ kv() { jq -c "select(.check==\"kv_events\")" "$1"; }
 # dual FILE...: gp-verify's dual_proof record for arm kv over these records
 dual() { cat "$@" | gp-verify validity 2>/dev/null | gp-verify publish -q --fleet fleet.json 2>/dev/null |
 	 jq -c "select(.type==\"dual_proof\" and .arm==\"kv\")"; }
-replay() { gp-trace synth --requests 12 --rate-rps 40 --keys 3 --output-tokens 8 --seed 2 >trace &&
-	   gp-replay --url "http://127.0.0.1:$GP_VIP_PORT" --model gp-sim --arm kv --rep 1 --rate-rps 40 <trace >replay 2>/dev/null; }
+replay() { gp-trace synth --requests 8 --rate-rps 10 --keys 3 --output-tokens 8 --seed 2 >trace &&
+	   gp-replay --url "http://127.0.0.1:$GP_VIP_PORT" --model gp-sim --arm kv --rep 1 --rate-rps 10 <trace >replay 2>/dev/null; }
 
 start_router kv || { echo "Bail out! gp-sim --router did not start"; exit 1; }
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
