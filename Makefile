@@ -5,7 +5,8 @@
 #   make demo       the demo campaign against gp-sim behind HAProxy
 #   make bench      benchmarks (print figures; not tests; BENCH="sim replay" picks)
 #   make deps       install missing Debian packages (apt-get)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (tools, man pages, awk/jq scripts,
+#                   LICENSE and README in PREFIX/share/doc/gp)
 #   make fuzz       libFuzzer harnesses (clang), FUZZ_SECONDS each (not part of check)
 #
 # User CFLAGS are appended to ours, never replace them.
@@ -14,6 +15,7 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 SHAREDIR ?= $(PREFIX)/share/gp
+DOCDIR  ?= $(PREFIX)/share/doc/gp
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
 WERROR  ?= -Werror
@@ -105,14 +107,15 @@ deps-check:
 	@sh share/deps.sh --check || sh share/deps.sh
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(SHAREDIR)/awk
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(SHAREDIR)/awk $(DESTDIR)$(DOCDIR)
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)
+	install -m 644 LICENSE README $(DESTDIR)$(DOCDIR)
 	$(if $(MANPAGES),install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1)
 	$(if $(wildcard share/awk/*.awk),install -m 644 share/awk/*.awk share/awk/*.jq $(DESTDIR)$(SHAREDIR)/awk)
 uninstall:
 	rm -f $(patsubst bin/%,$(DESTDIR)$(BINDIR)/%,$(TOOLS))
 	rm -f $(patsubst doc/%,$(DESTDIR)$(MANDIR)/man1/%,$(MANPAGES))
-	rm -rf $(DESTDIR)$(SHAREDIR)
+	rm -rf $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR)
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -Isrc/lib \

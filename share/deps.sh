@@ -4,10 +4,11 @@
 #   --list   print the package names, one per line
 #   (none)   apt-get install the missing ones as root; when not root, print
 #            the exact command to run and exit 1
+# GP_PACKAGES=FILE reads another list (for tests).
 # A line "PKG:CMD" in share/packages is satisfied by the package or by the
 # command CMD already on PATH (node and npm often come from elsewhere).
 here=$(dirname "$0")
-pkgs=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/packages")
+pkgs=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${GP_PACKAGES:-$here/packages}")
 case ${1:-} in
 --list) printf '%s\n' $pkgs | sed 's/:.*//'; exit 0 ;;
 --check) check=1 ;;
@@ -35,4 +36,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >&2
+t0=$(date +%s)
+apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >&2 || {
+	echo "deps: apt-get failed; nothing was built" >&2
+	exit 1
+}
+echo "deps: installed in $(( $(date +%s) - t0 )) s" >&2

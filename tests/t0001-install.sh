@@ -17,6 +17,11 @@ test_expect_success 'man pages installed under PREFIX/share/man/man1' "
 	test \$n -gt 0 &&
 	test \$(ls root/opt/gp/share/man/man1/*.1 | wc -l) -eq \$n
 "
+test_expect_success 'LICENSE (MIT) and README installed beside the docs' "
+	grep -q '^MIT License' root/opt/gp/share/doc/gp/LICENSE &&
+	cmp '$GP_TOP/LICENSE' root/opt/gp/share/doc/gp/LICENSE &&
+	test -s root/opt/gp/share/doc/gp/README
+"
 test_expect_success 'installed tools run' "
 	for t in root/opt/gp/bin/gp-*; do \$t --version >/dev/null || exit 1; done
 "
