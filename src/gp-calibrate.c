@@ -29,6 +29,7 @@
 #include "json.h"
 #include "log.h"
 #include "ndjson.h"
+#include "openai.h"
 #include "pace.h"
 #include "prom.h"
 #include "sig.h"
@@ -746,7 +747,7 @@ struct step {
 	int rerun, interrupted;
 	double target_rps, hold_s, offered_rps, delivered_tok_s;
 	int64_t t_start, w0, w1, t_end;
-	long sent, sent_hold, ok, failed, cut, inflight, peak_inflight, capped;
+	long sent, sent_hold, due_hold, ok, failed, cut, inflight, peak_inflight, capped;
 	long by_err[GP_CW_NCLASS];
 	struct gp_calib_window win;
 	struct gp_pace_hist lat;
@@ -923,7 +924,15 @@ static int run_step(struct step *st, long k, int rerun)
 	}
 	cancel_all(now);
 	st->t_end = gp_now_ns();
-	st->offered_rps = (double)st->sent_hold / st->hold_s;
+	{
+		/* Sends due in [w0, w1): i from ceil((w0 - t_start) / gap) on. */
+		int64_t a = (st->w0 - st->t_start + gap - 1) / gap;
+		int64_t b = (st->w1 - st->t_start + gap - 1) / gap;
+
+		st->due_hold = (long)(b - a);
+		st->offered_rps = st->due_hold > 0 ?
+			st->target_rps * (double)st->sent_hold / (double)st->due_hold : 0;
+	}
 	st->delivered_tok_s = gp_calib_window_tok_s(&st->win, G.role);
 	step_queue(st);
 	st->late = gp_calib_late(&G.P, gp_pace_hist_quantile(&st->lat, 0.99) / 1e6, st->capped);
@@ -978,6 +987,7 @@ static void emit_step(const struct step *st, double gain, int suspect, const cha
 	set(o, "t_end_s", gp_json_real(gp_ns_to_s(st->t_end - G.t0)));
 	set(o, "hold_s", gp_json_real(st->hold_s));
 	set(o, "sent", json_integer(st->sent));
+	set(o, "due_hold", json_integer(st->due_hold));
 	set(o, "sent_hold", json_integer(st->sent_hold));
 	set(o, "ok", json_integer(st->ok));
 	set(o, "failed", json_integer(st->failed));
@@ -1094,8 +1104,7 @@ static void resolve_endpoint(void)
 		gp_warn("%s is not a backend of %s", G.url, G.fleet_path);
 	if (!G.metrics_url && G.be)
 		G.metrics_url = G.be->metrics_url;
-	snprintf(G.post_url, sizeof(G.post_url), "%s%s", G.url,
-		 G.chat ? "/v1/chat/completions" : "/v1/completions");
+	snprintf(G.post_url, sizeof(G.post_url), "%s%s", G.url, gp_oai_path(G.chat));
 }
 
 static void refuse_gateway(void)
@@ -1261,6 +1270,9 @@ static void sweep_setup(void)
 	G.http = gp_http_new(&ho, &gp_calwire_http_ops);
 	if (!G.http)
 		gp_die(GP_EXIT_SOFTWARE, "cannot create the HTTP engine");
+	if (gp_http_add_header(G.http, GP_OAI_CONTENT_TYPE) ||
+	    gp_http_add_header(G.http, GP_OAI_ACCEPT_SSE))
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	if (!key || !*key)
 		key = getenv("OPENAI_API_KEY");
 	if (key && *key) {

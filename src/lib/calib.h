@@ -17,9 +17,10 @@
  *   hold window count: for the prefill role the prompt tokens of a request
  *   whose first token arrived in the window (its prefill ended there), for
  *   the decode role every content event that arrived in the window.
- *   delivered_k = those tokens / hold; offered_k = the requests due in the
- *   window that the driver sent on time (within late_ms of their due time),
- *   / hold: what the driver achieved, not what it was asked.
+ *   delivered_k = those tokens / hold; offered_k = target_k · (requests due
+ *   in the window that the driver sent on time, within late_ms of their due
+ *   time) / (requests due in the window): what the driver achieved, not what
+ *   it was asked, without the ±1 of counting sends in a short window.
  *
  *   gain_k = 100 · (delivered_k − delivered_{k−1}) / delivered_{k−1}.
  *   The plateau rule: the last two gains (steps k−1 and k) are both below

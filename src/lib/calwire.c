@@ -3,7 +3,6 @@
  * to be folded into openai.c and the streamed-request module of issue 9. */
 #include <stdlib.h>
 #include <string.h>
-#include <jansson.h>
 
 #include "calwire.h"
 #include "clock.h"
@@ -28,12 +27,14 @@ static int on_event(const char *type, const char *data, size_t len, void *arg)
 
 	if (r->saw_done)
 		return 0;
-	if (len == 6 && !memcmp(data, "[DONE]", 6)) {
+	switch (gp_oai_chunk_read(data, len, &c)) {
+	case GP_OAI_DONE:
 		r->saw_done = 1;
 		r->t_end_ns = r->now_ns;
 		return 0;
-	}
-	if (gp_sse_chunk_read(data, len, &c)) {
+	case GP_OAI_CHUNK:
+		break;
+	default:
 		r->framing = 1;
 		return 1;
 	}
@@ -139,40 +140,23 @@ void gp_calwire_init(struct gp_calwire_req *r)
 void gp_calwire_release(struct gp_calwire_req *r)
 {
 	gp_sse_release(&r->sse);
-	free(r->body);
-	r->body = NULL;
-	r->body_len = r->body_cap = 0;
+	gp_oai_buf_release(&r->body);
 }
 
 int gp_calwire_body(struct gp_calwire_req *r, int chat, const char *model,
 		    const char *prompt, long max_tokens)
 {
-	json_t *o = json_pack("{s:s}", "model", model);
-	char *s;
-	size_t n;
+	struct gp_oai_req q = { 0 };
 
-	if (!o)
-		return -1;
-	if (chat)
-		json_object_set_new(o, "messages",
-				    json_pack("[{s:s,s:s}]", "role", "user", "content", prompt));
-	else
-		json_object_set_new(o, "prompt", json_string(prompt));
-	json_object_set_new(o, "max_tokens", json_integer(max_tokens));
-	json_object_set_new(o, "min_tokens", json_integer(max_tokens));
-	json_object_set_new(o, "ignore_eos", json_true());
-	json_object_set_new(o, "stream", json_true());
-	json_object_set_new(o, "stream_options", json_pack("{s:b}", "include_usage", 1));
-	s = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	if (!s)
-		return -1;
-	n = strlen(s);
-	free(r->body);
-	r->body = s;
-	r->body_len = n;
-	r->body_cap = n + 1;
-	return 0;
+	q.chat = chat;
+	q.model = model;
+	q.prompt = prompt;
+	q.prompt_len = strlen(prompt);
+	q.max_tokens = max_tokens;
+	q.stream = 1;
+	q.include_usage = 1;
+	q.ignore_eos = 1;
+	return gp_oai_req_write(&r->body, &q);
 }
 
 int gp_calwire_start(struct gp_calwire_req *r, const char *url, const char *const *xhdr,
@@ -189,7 +173,7 @@ int gp_calwire_start(struct gp_calwire_req *r, const char *url, const char *cons
 	r->status = 0;
 	r->err = GP_CW_OK;
 	r->saw_done = r->saw_finish = r->stream_error = r->framing = 0;
-	if (gp_http_start(r->x, url, r->body, r->body_len, xhdr, nxhdr))
+	if (gp_http_start(r->x, url, r->body.p, r->body.len, xhdr, nxhdr))
 		return -1;
 	r->running = 1;
 	return 0;

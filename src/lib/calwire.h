@@ -6,8 +6,9 @@
  *   TO BE FOLDED into src/lib/openai.{c,h} (the request writer and chunk
  *   reader) and the shared streamed-request module of issue 9 when they land
  *   in main; gp-calibrate then drives its load through those, and this file
- *   goes.  It copies nothing from gp-replay.c: a minimal request body and the
- *   event handling gp-calibrate needs.
+ *   goes.  It copies nothing from gp-replay.c: the body comes from openai.c,
+ *   the chunks are read by openai.c; the event handling is what gp-calibrate
+ *   needs (per-event times for the token windows).
  *
  * A struct gp_calwire_req is one request: the caller fills `ops`, `user` and
  * the request (gp_calwire_start writes the body), hands it to the engine, and
@@ -30,6 +31,7 @@
 #include <stdint.h>
 
 #include "http.h"
+#include "openai.h"
 #include "sse.h"
 
 /* Outcome classes (the names of gp-replay's request record). */
@@ -79,8 +81,7 @@ struct gp_calwire_req {
 	int saw_done, saw_finish, stream_error, framing;
 	int64_t now_ns;
 	struct gp_sse sse;
-	char *body;
-	size_t body_len, body_cap;
+	struct gp_oai_buf body;
 };
 
 extern const struct gp_http_ops gp_calwire_http_ops;
@@ -90,10 +91,10 @@ void gp_calwire_init(struct gp_calwire_req *r);
 void gp_calwire_release(struct gp_calwire_req *r);
 
 /*
- * The request body: {"model","messages":[{"role":"user","content":prompt}]
- * (chat) or "prompt" (completions), "max_tokens","min_tokens" = max_tokens,
- * "ignore_eos":true (exactly max_tokens tokens),"stream":true,
- * "stream_options":{"include_usage":true}}.  0 or -1 (out of memory).
+ * The request body, written by openai.c (gp_oai_req_write): one user message
+ * (chat) or the prompt (completions), max_tokens, min_tokens = max_tokens and
+ * ignore_eos (exactly max_tokens tokens), streamed with include_usage.
+ * 0 or -1 (out of memory).
  */
 int gp_calwire_body(struct gp_calwire_req *r, int chat, const char *model,
 		    const char *prompt, long max_tokens);
