@@ -49,6 +49,12 @@ test_expect_success 'one calib_step per step, then the capacity; the protocol ec
 	jq -s -e "(map(select(.type == \"calib_step\")) | length) == (.[-1].steps + .[-1].reruns) and
 		all(.[]; .protocol == $(cat protocol.json))" b1.ndjson >/dev/null
 '
+test_expect_success 'every field written is documented in doc/records.md' '
+	sed -n "/^## gp-calibrate/,/^## gp-replay/p" "$GP_TOP/doc/records.md" >rec.md &&
+	for k in $(jq -r "keys[], (.protocol | keys[])" b1.ndjson | sort -u); do
+		grep -q "\`$k\`" rec.md || { echo "undocumented: $k"; exit 1; }
+	done
+'
 test_expect_success 'steps ramp geometrically and every attempt is accounted for' '
 	jq -s -e "map(select(.type == \"calib_step\")) |
 		all(.[]; .sent == .ok + .failed + .cut and .failed == 0) and
@@ -89,6 +95,11 @@ test_expect_success 'ladder: the slow member (b3) is the reference; rates follow
 test_expect_success 'check: the fleet is the one they were measured on (exit 0)' '
 	cat b1.ndjson b2.ndjson b3.ndjson | gp-calibrate check --fleet fleet.json >chk &&
 	jq -e ".stale == false and .measured == 3" chk
+'
+test_expect_success 'the ladder and check fields are documented too' '
+	for k in $(jq -r "keys[]" ladder.ndjson chk | sort -u); do
+		grep -q "\`$k\`" rec.md || { echo "undocumented: $k"; exit 1; }
+	done
 '
 
 test_expect_success 'SIGINT: the step in progress is written, then the capacity (interrupted), exit 1' '
