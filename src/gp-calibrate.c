@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "calib.h"
-#include "calwire.h"
 #include "cli.h"
 #include "clock.h"
 #include "fleet.h"
@@ -33,6 +32,7 @@
 #include "pace.h"
 #include "prom.h"
 #include "sig.h"
+#include "stream.h"
 #include "trace.h"
 #include "banned.h"
 
@@ -729,11 +729,15 @@ static void sampler_stop(void)
 
 struct step;
 
+/* One request of the sweep (or the probe): the shared streamed-request
+ * module does the wire; this struct adds what the windows need. */
 struct creq {
-	struct gp_calwire_req w;
-	struct step *st;
+	struct gp_stream s;
+	struct step *st;	/* NULL for the probe */
 	struct creq *next_free;
-	int idx;
+	long win_events;	/* content events that arrived in the hold window */
+	int running, probe, done;
+	struct gp_oai_buf body;
 };
 
 static struct {
@@ -748,7 +752,7 @@ struct step {
 	double target_rps, hold_s, offered_rps, delivered_tok_s;
 	int64_t t_start, w0, w1, t_end;
 	long sent, sent_hold, due_hold, ok, failed, cut, inflight, peak_inflight, capped;
-	long by_err[GP_CW_NCLASS];
+	long by_err[GP_STREAM_NCLASS];
 	struct gp_calib_window win;
 	struct gp_pace_hist lat;
 	double q_slope, q_growth, q_mean;
@@ -756,38 +760,42 @@ struct step {
 	int diverging, late;
 };
 
-static long prompt_tokens(const struct gp_calwire_req *w)
+static long prompt_tokens(const struct gp_stream *s)
 {
-	if (w->usage_in > 0)
-		return w->usage_in;
+	if (s->usage_in > 0)
+		return s->usage_in;
 	if (G.last_usage_in > 0)
 		return G.last_usage_in;
 	return gp_calib_input_tokens(&G.P, G.role);
 }
 
-static void cal_token(struct gp_calwire_req *w, int64_t t)
+/* The request is over (class cls): account it in its step, back to the pool. */
+static void cal_finish(struct creq *r, int cls)
 {
-	struct creq *r = w->user;
-
-	gp_calib_window_token(&r->st->win, t);
-}
-
-static void cal_done(struct gp_calwire_req *w)
-{
-	struct creq *r = w->user;
 	struct step *st = r->st;
+	const struct gp_stream *s = &r->s;
 
-	if (w->usage_in > 0)
-		G.last_usage_in = w->usage_in;
-	if (w->t_first_ns)
-		gp_calib_window_first(&st->win, w->t_first_ns, prompt_tokens(w));
-	if (w->err == GP_CW_OK)
+	r->running = 0;
+	if (r->probe) {
+		r->done = 1;
+		return;
+	}
+	if (s->usage_in > 0)
+		G.last_usage_in = s->usage_in;
+	if (s->first_ns)
+		gp_calib_window_first(&st->win, s->first_ns, prompt_tokens(s));
+	/* A chunk may carry several tokens: when usage says more than the
+	 * events, the window gets its share of the difference. */
+	if (s->usage_out > s->content_events && s->content_events > 0 && r->win_events > 0)
+		st->win.output_tokens += (double)(s->usage_out - s->content_events) *
+					 (double)r->win_events / (double)s->content_events;
+	if (cls == GP_STREAM_OK)
 		st->ok++;
-	else if (w->err == GP_CW_CANCELLED)
+	else if (cls == GP_STREAM_CANCELLED)
 		st->cut++;
 	else {
 		st->failed++;
-		st->by_err[w->err]++;
+		st->by_err[cls]++;
 	}
 	st->inflight--;
 	r->st = NULL;
@@ -795,7 +803,59 @@ static void cal_done(struct gp_calwire_req *w)
 	R.free_list = r;
 }
 
-static const struct gp_calwire_ops cal_ops = { NULL, cal_token, NULL, cal_done };
+static void probe_header(const char *line, size_t len);
+
+static void h_sent(void *user, int64_t t)
+{
+	struct creq *r = user;
+
+	gp_stream_on_sent(&r->s, t);
+}
+
+static void h_header(void *user, const char *line, size_t len, int64_t t)
+{
+	struct creq *r = user;
+
+	if (r->probe)
+		probe_header(line, len);
+	gp_stream_on_header(&r->s, line, len, t);
+}
+
+static int h_body(void *user, long status, const char *buf, size_t len, int64_t t)
+{
+	struct creq *r = user;
+	long before = r->s.content_events;
+	int rc = gp_stream_on_body(&r->s, status, buf, len, t);
+
+	/* Events complete inside this write callback, at t. */
+	for (long e = before; r->st && e < r->s.content_events; e++) {
+		if (t >= r->st->win.w0_ns && t < r->st->win.w1_ns)
+			r->win_events++;
+		gp_calib_window_token(&r->st->win, t);
+	}
+	return rc;
+}
+
+static void h_done(void *user, const struct gp_http_result *res, int64_t t)
+{
+	struct creq *r = user;
+
+	cal_finish(r, gp_stream_on_done(&r->s, res, t));
+}
+
+static const struct gp_http_ops cal_ops = {
+	.on_sent = h_sent, .on_header = h_header, .on_body = h_body, .on_done = h_done,
+};
+
+static struct creq *creq_new(void)
+{
+	struct creq *r = gp_xrealloc(NULL, sizeof(*r));
+
+	memset(r, 0, sizeof(*r));
+	if (gp_stream_init(&r->s, G.http, r, 1u << 20))
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	return r;
+}
 
 static struct creq *creq_get(void)
 {
@@ -803,23 +863,42 @@ static struct creq *creq_get(void)
 
 	if (r) {
 		R.free_list = r->next_free;
+		r->win_events = 0;
 		return r;
 	}
-	r = gp_xrealloc(NULL, sizeof(*r));
-	memset(r, 0, sizeof(*r));
-	gp_calwire_init(&r->w);
-	r->w.ops = &cal_ops;
-	r->w.user = r;
-	r->w.x = gp_http_xfer_new(G.http, &r->w);
-	if (!r->w.x)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	r = creq_new();
 	if (R.n == R.cap) {
 		R.cap = R.cap ? 2 * R.cap : 64;
 		R.all = gp_xrealloc(R.all, R.cap * sizeof(*R.all));
 	}
-	r->idx = (int)R.n;
 	R.all[R.n++] = r;
 	return r;
+}
+
+/* The body of one request: openai.c's writer, exactly out_tokens tokens
+ * (max_tokens = min_tokens, ignore_eos), streamed with usage. */
+static void write_body(struct creq *r, const char *prompt, long out_tokens)
+{
+	struct gp_oai_req q = { 0 };
+
+	q.chat = G.chat;
+	q.model = G.model;
+	q.prompt = prompt;
+	q.prompt_len = strlen(prompt);
+	q.max_tokens = out_tokens;
+	q.stream = 1;
+	q.include_usage = 1;
+	q.ignore_eos = 1;
+	if (gp_oai_req_write(&r->body, &q))
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+}
+
+static void cancel(struct creq *r, int64_t now)
+{
+	if (!r->running)
+		return;
+	gp_stream_abort(&r->s, GP_STREAM_CANCELLED, now);
+	cal_finish(r, GP_STREAM_CANCELLED);
 }
 
 /* Send the next request of step st: a unique prompt (no prefix-cache hits). */
@@ -838,12 +917,12 @@ static void send_one(struct step *st, int64_t due, int64_t now)
 		G.prompt_len = need;
 	}
 	gp_trace_synth_prompt(G.prompt, G.prompt_len, in, NULL, 0, 0, salt);
-	if (gp_calwire_body(&r->w, G.chat, G.model, G.prompt, gp_calib_output_tokens(&G.P, G.role)))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	write_body(r, G.prompt, gp_calib_output_tokens(&G.P, G.role));
 	snprintf(xid, sizeof(xid), "X-Request-Id: cal-%s", salt);
 	r->st = st;
-	if (gp_calwire_start(&r->w, G.post_url, xh, 1, now))
+	if (gp_stream_start(&r->s, G.post_url, r->body.p, r->body.len, xh, 1))
 		gp_die(GP_EXIT_SOFTWARE, "libcurl refused a transfer");
+	r->running = 1;
 	gp_pace_hist_add(&st->lat, now - due);
 	st->sent++;
 	if (due >= st->w0 && due < st->w1 && (double)(now - due) <= G.P.late_ms * 1e6)
@@ -855,8 +934,7 @@ static void send_one(struct step *st, int64_t due, int64_t now)
 static void cancel_all(int64_t now)
 {
 	for (size_t i = 0; i < R.n; i++)
-		if (R.all[i]->w.running)
-			gp_calwire_cancel(&R.all[i]->w, now);
+		cancel(R.all[i], now);
 }
 
 /* The queue over the hold window [w0, w1): divergence and mean depth. */
@@ -962,9 +1040,9 @@ static json_t *by_error(const long *by)
 {
 	json_t *o = json_object();
 
-	for (int e = 1; e < GP_CW_NCLASS; e++)
+	for (int e = 1; e < GP_STREAM_NCLASS; e++)
 		if (by[e])
-			set(o, gp_calwire_err_name(e), json_integer(by[e]));
+			set(o, gp_stream_class_name(e), json_integer(by[e]));
 	return o;
 }
 
@@ -1123,34 +1201,25 @@ static void refuse_gateway(void)
 		       G.fleet_path);
 }
 
-static struct {
-	int done;
-	char hdr[128];
-} P;
+static char refused_hdr[128];
 
-static void probe_header(struct gp_calwire_req *w, const char *line, size_t len)
+static void probe_header(const char *line, size_t len)
 {
 	const char *colon = memchr(line, ':', len);
 
-	for (int i = 0; colon && !P.hdr[0] && i < G.nbh; i++) {
+	for (int i = 0; colon && !refused_hdr[0] && i < G.nbh; i++) {
 		size_t n = strlen(G.bh[i]);
 
 		if ((size_t)(colon - line) == n && !strncasecmp(line, G.bh[i], n))
-			snprintf(P.hdr, sizeof(P.hdr), "%s", G.bh[i]);
+			snprintf(refused_hdr, sizeof(refused_hdr), "%s", G.bh[i]);
 	}
-}
-
-static void probe_done(struct gp_calwire_req *w)
-{
-	P.done = 1;
 }
 
 /* One small streamed completion: the endpoint serves, and it is no gateway
  * (it does not answer with the fleet's receipt or a backend-naming header). */
 static void probe(void)
 {
-	static const struct gp_calwire_ops ops = { NULL, NULL, probe_header, probe_done };
-	struct gp_calwire_req w;
+	struct creq *r = creq_new();
 	int64_t deadline = gp_now_ns() + 30 * GP_NS_PER_S;
 	json_t *gw = json_object_get(G.fleet.root, "gateway");
 	const char *s;
@@ -1159,26 +1228,28 @@ static void probe(void)
 		G.bh[G.nbh++] = G.fleet.receipt_header;
 	if (gw && !gp_json_str(gw, "backend_header", &s) && G.nbh < 8)
 		G.bh[G.nbh++] = s;
-	gp_calwire_init(&w);
-	w.ops = &ops;
-	w.x = gp_http_xfer_new(G.http, &w);
-	if (!w.x || gp_calwire_body(&w, G.chat, G.model, "ping", 1) ||
-	    gp_calwire_start(&w, G.post_url, NULL, 0, gp_now_ns()))
+	r->probe = 1;
+	write_body(r, "ping", 1);
+	if (gp_stream_start(&r->s, G.post_url, r->body.p, r->body.len, NULL, 0))
 		gp_die(GP_EXIT_SOFTWARE, "cannot start the probe request");
-	while (!P.done && gp_now_ns() < deadline && !gp_sig_stop())
+	r->running = 1;
+	while (!r->done && gp_now_ns() < deadline && !gp_sig_stop())
 		gp_http_poll(G.http, gp_now_ns() + 100 * GP_NS_PER_MS);
-	if (!P.done)
-		gp_calwire_cancel(&w, gp_now_ns());
-	if (P.hdr[0])
+	if (!r->done) {
+		gp_stream_abort(&r->s, GP_STREAM_TIMEOUT, gp_now_ns());
+		r->running = 0;
+	}
+	if (refused_hdr[0])
 		gp_die(GP_EXIT_USAGE, "refusing %s: it answers with the %s header of a gateway "
-		       "(%s) — calibrate a backend directly, never the balancer", G.url, P.hdr,
+		       "(%s) — calibrate a backend directly, never the balancer", G.url, refused_hdr,
 		       G.fleet_path);
-	if (w.err != GP_CW_OK)
-		gp_die(GP_EXIT_UNAVAILABLE, "%s does not serve a streamed completion: %s%s%.0ld",
-		       G.post_url, gp_calwire_err_name(w.err), w.status ? ", HTTP " : "",
-		       w.status);
-	gp_http_xfer_free(w.x);
-	gp_calwire_release(&w);
+	if (r->s.cls != GP_STREAM_OK)
+		gp_die(GP_EXIT_UNAVAILABLE, "%s does not serve a streamed completion: %s%s%s",
+		       G.post_url, gp_stream_class_name(r->s.cls), r->s.detail[0] ? ": " : "",
+		       r->s.detail);
+	gp_stream_release(&r->s);
+	gp_oai_buf_release(&r->body);
+	free(r);
 }
 
 static void metrics_check(void)
@@ -1255,7 +1326,8 @@ static void sweep_args(int argc, char **argv, struct popts *po)
 static void sweep_setup(void)
 {
 	struct gp_http_opts ho = { 0 };
-	const char *key = getenv("GP_API_KEY");
+	char key[4096], err[200];
+	int have_key;
 
 	fleet_load(&G.fleet, G.fleet_path);
 	if (!G.model)
@@ -1264,27 +1336,16 @@ static void sweep_setup(void)
 		gp_usage_error("no model: the fleet file has none, give --model");
 	resolve_endpoint();
 	refuse_gateway();
+	have_key = gp_stream_api_key(NULL, key, sizeof(key), err, sizeof(err));
+	if (have_key < 0)
+		gp_die(GP_EXIT_USAGE, "%s", err);
 	if (gp_http_global_init())
 		gp_die(GP_EXIT_SOFTWARE, "cannot initialise libcurl");
 	ho.connect_timeout_ms = 10000;
-	G.http = gp_http_new(&ho, &gp_calwire_http_ops);
-	if (!G.http)
+	G.http = gp_http_new(&ho, &cal_ops);
+	if (!G.http || gp_stream_headers(G.http, 1, have_key ? key : NULL))
 		gp_die(GP_EXIT_SOFTWARE, "cannot create the HTTP engine");
-	if (gp_http_add_header(G.http, GP_OAI_CONTENT_TYPE) ||
-	    gp_http_add_header(G.http, GP_OAI_ACCEPT_SSE))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
-	if (!key || !*key)
-		key = getenv("OPENAI_API_KEY");
-	if (key && *key) {
-		size_t n = strlen(key) + 32;
-		char *h = gp_xrealloc(NULL, n);
-
-		snprintf(h, n, "Authorization: Bearer %s", key);
-		if (gp_http_add_header(G.http, h))
-			gp_die(GP_EXIT_SOFTWARE, "out of memory");
-		memset(h, 0, n);
-		free(h);
-	}
+	explicit_bzero(key, sizeof(key));
 	probe();
 	metrics_check();
 	snprintf(G.nonce, sizeof(G.nonce), "%lx-%ld", (unsigned long)(gp_wall_ns() / 1000),
