@@ -592,6 +592,7 @@ static struct {
 	size_t prompt_len;
 	const char *const *names;	/* inflight_metrics, or vLLM's two */
 	size_t nnames;
+	long attempted, failed;		/* over every step */
 } G;
 
 /* ---- the backend's queue, sampled on a thread (a scrape must never hold
@@ -1014,6 +1015,8 @@ static int run_step(struct step *st, long k, int rerun)
 	st->delivered_tok_s = gp_calib_window_tok_s(&st->win, G.role);
 	step_queue(st);
 	st->late = gp_calib_late(&G.P, gp_pace_hist_quantile(&st->lat, 0.99) / 1e6, st->capped);
+	G.attempted += st->sent;
+	G.failed += st->failed;
 	return st->interrupted ? -1 : 0;
 }
 
@@ -1128,9 +1131,11 @@ static void emit_capacity(const struct gp_calib_judgement *j, const char *verdic
 			json_array_append_new(reasons, json_string("driver_late"));
 	} else if (!strcmp(verdict, "backstop")) {
 		json_array_append_new(reasons, json_string("no_plateau_within_max_steps"));
-	} else if (!strcmp(verdict, "interrupted")) {
-		json_array_append_new(reasons, json_string("interrupted"));
 	}
+	if (!strcmp(verdict, "interrupted"))
+		json_array_append_new(reasons, json_string("interrupted"));
+	if (!trusted && G.failed)
+		json_array_append_new(reasons, json_string("failed_requests"));
 	set(o, "model", json_string(G.model));
 	set(o, "accelerators", json_integer(G.be ? G.be->accelerators : 1));
 	set(o, "capacity_tok_s", gp_json_real(cap));
@@ -1142,6 +1147,8 @@ static void emit_capacity(const struct gp_calib_judgement *j, const char *verdic
 	set(o, "suspect", json_boolean(!strcmp(verdict, "suspect")));
 	set(o, "verdict", json_string(verdict));
 	set(o, "reasons", reasons);
+	set(o, "attempted", json_integer(G.attempted));
+	set(o, "failed", json_integer(G.failed));
 	set(o, "steps", json_integer((json_int_t)nsteps));
 	set(o, "reruns", json_integer(reruns));
 	set(o, "fleet", json_string(G.fleet_path));
@@ -1239,6 +1246,8 @@ static void probe(void)
 		gp_stream_abort(&r->s, GP_STREAM_TIMEOUT, gp_now_ns());
 		r->running = 0;
 	}
+	if (gp_sig_stop())
+		gp_die(GP_EXIT_NEGATIVE, "interrupted before the sweep started");
 	if (refused_hdr[0])
 		gp_die(GP_EXIT_USAGE, "refusing %s: it answers with the %s header of a gateway "
 		       "(%s) — calibrate a backend directly, never the balancer", G.url, refused_hdr,
@@ -1358,7 +1367,8 @@ static int cmd_sweep(int argc, char **argv)
 	struct gp_calib_step js[1000];
 	struct gp_calib_judgement j;
 	struct step *st = gp_xrealloc(NULL, sizeof(*st));
-	const char *verdict = NULL;
+	const char *verdict = "interrupted";
+	int done = 0;
 	size_t n = 0;
 	long k = 0, reruns = 0;
 
@@ -1372,14 +1382,13 @@ static int cmd_sweep(int argc, char **argv)
 	G.t0 = gp_now_ns();
 	G.wall0 = gp_wall_ns();
 	sampler_start();
-	while (!verdict) {
+	while (!done) {
 		int rerun = n > 0 && j.verdict == GP_CALIB_RERUN;
 		int rc = run_step(st, k, rerun);
 		double gain;
 
 		if (rc) {
 			emit_step(st, NAN, 0, NULL);
-			verdict = "interrupted";
 			break;
 		}
 		if (!rerun)
@@ -1396,8 +1405,10 @@ static int cmd_sweep(int argc, char **argv)
 			  gp_calib_verdict_name(j.verdict));
 		if (j.verdict == GP_CALIB_CONTINUE)
 			k++;
-		else if (j.verdict != GP_CALIB_RERUN)
+		else if (j.verdict != GP_CALIB_RERUN) {
 			verdict = gp_calib_verdict_name(j.verdict);
+			done = 1;
+		}
 	}
 	sampler_stop();
 	emit_capacity(&j, verdict, n, reruns);

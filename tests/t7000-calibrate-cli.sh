@@ -104,6 +104,27 @@ test_expect_success 'nothing listening: exit 69' '
 	test $? = 69 && grep -q connect err
 '
 
+start_sim --fault http500=1 || exit 1
+jq ".backends[0].url = \"http://127.0.0.1:$SIM_PORT\" | .backends[0].metrics_url = \"http://127.0.0.1:$SIM_PORT/metrics\"" \
+	fleet.json >fleet-500.json
+test_expect_success 'an endpoint that answers 500: exit 69 naming the class' '
+	gp-calibrate --fleet fleet-500.json --endpoint b1 --role prefill $fast >out 2>err
+	test $? = 69 && grep -q "does not serve a streamed completion: http_status" err && test ! -s out
+'
+jq ".backends[0].metrics_url = \"http://127.0.0.1:$P0/metrics\"" fleet.json >fleet-nom.json
+test_expect_success 'metrics that cannot be read: exit 69' '
+	gp-calibrate --fleet fleet-nom.json --endpoint b1 --role prefill $fast >out 2>err
+	test $? = 69 && grep -q "metrics of" err
+'
+jq ".inflight_metrics = [\"no_such_metric\"]" fleet.json >fleet-nm.json
+test_expect_success 'metrics without the fleet inflight_metrics: exit 69 saying so' '
+	gp-calibrate --fleet fleet-nm.json --endpoint b1 --role prefill $fast >out 2>err
+	test $? = 69 && grep -q "inflight_metrics" err
+'
+jq "del(.backends[0].metrics_url)" fleet.json >fleet-nomu.json
+test_expect_code 2 'no metrics URL at all: usage error (no cross-check without the queue)' \
+	'gp-calibrate --fleet fleet-nomu.json --endpoint b1 --role prefill $fast'
+
 # ---- ladder and check, from capacity records ----
 
 cap() { # endpoint backend role capacity accelerators
