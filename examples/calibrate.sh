@@ -14,23 +14,27 @@
 # OUTDIR    gets cal-NAME-ROLE.ndjson per job, capacity.ndjson (all of them),
 #           ladder.ndjson
 #
-# Environment: JOBS (default: every job at once) sweeps in parallel.  Jobs
-# against different backends do not disturb each other's measurement (each
-# backend is driven on its own); the client host must keep up with all of
-# them at once — a job whose driver falls behind comes out SUSPECT, not with a
+# Environment: JOBS (default: every backend at once) backends in parallel.
+# Jobs against different backends do not disturb each other's measurement
+# (each backend is driven on its own); the client host must keep up with all
+# of them at once — a job whose driver falls behind comes out SUSPECT, not with a
 # false capacity.  Exit status: 0 when every backend saturated and the ladder
 # was made, 1 otherwise (the failing jobs are named on stderr).
 set -eu
 [ $# -eq 4 ] || { echo "usage: $0 FLEET PROTOCOL TRACE OUTDIR" >&2; exit 2; }
 fleet=$1 protocol=$2 trace=$3 out=$4
 mkdir -p "$out"
-# NAME ROLE, one job per line: a "both" backend is calibrated for each role.
-jq -r '.backends[] | .name as $n | (.role // "both") |
-	if . == "both" then "\($n) prefill", "\($n) decode" else "\($n) \(.)" end' "$fleet" >"$out/jobs"
+# One job per backend: "NAME ROLE[,ROLE]" ("both" is calibrated for each
+# role, one after the other — two sweeps on one backend at once would
+# measure each other).
+jq -r '.backends[] | "\(.name) \(if (.role // "both") == "both" then "prefill,decode" else .role end)"' \
+	"$fleet" >"$out/jobs"
 rc=0
 parallel -j "${JOBS:-0}" --colsep ' ' \
-	gp-calibrate --fleet "$fleet" --protocol "$protocol" --endpoint {1} --role {2} \
-	-o "$out/cal-{1}-{2}.ndjson" :::: "$out/jobs" || rc=1
+	'rc=0; for r in $(echo {2} | tr , " "); do
+		gp-calibrate --fleet "'"$fleet"'" --protocol "'"$protocol"'" --endpoint {1} --role $r \
+			-o "'"$out"'/cal-{1}-$r.ndjson" || rc=1
+	done; exit $rc' :::: "$out/jobs" || rc=1
 cat "$out"/cal-*.ndjson >"$out/capacity.ndjson"
 jq -r 'select(.type == "capacity") |
 	"\(.backend // .endpoint) \(.role): \(.verdict) \(.capacity_tok_s // "-") tok/s"' \

@@ -11,12 +11,13 @@ command -v parallel >/dev/null || skip_all "no GNU parallel"
 test -x "$GP_BIN/gp-calibrate" && test -x "$GP_BIN/gp-sim" || skip_all "gp-calibrate or gp-sim not built"
 
 # The expected capacity comes from gp-sim's documented engine model (gp-sim(1),
-# src/lib/engine.h), never from a run: prefill is serial per engine and lasts
-# uncached prompt tokens / (prefill_tok_s x speed) seconds, and every prompt
-# is unique (no cache hits), so an engine delivers prefill_tok_s x speed
-# prompt tokens per second.
+# src/lib/engine.h), never from a run: prompts are unique (no cache hits)
+# and outputs one token, so the load is prefill only, and an engine computes
+# prompt tokens at prefill_tok_s x speed.  --decode-ms 0 keeps that true in
+# the serial-prefill model (where it only times decode steps) and in a
+# step-loop model (where it is the fixed time of every step).
 PREFILL_TOK_S=40000
-start_sim --backends 3 --prefill-tok-s $PREFILL_TOK_S --speed 1,1,0.5 || exit 1
+start_sim --backends 3 --prefill-tok-s $PREFILL_TOK_S --decode-ms 0 --speed 1,1,0.5 || exit 1
 cat >fleet.json <<EOF
 {"model": "gp-sim", "vips": [{"name": "vip", "url": "http://127.0.0.1:1"}],
  "backends": [
