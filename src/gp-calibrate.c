@@ -738,7 +738,9 @@ struct creq {
 	struct creq *next_free;
 	long win_events;	/* content events that arrived in the hold window */
 	int running, probe, done;
-	struct gp_oai_buf body;
+	struct gp_oai_buf body;		/* borrowed by libcurl until the end */
+	char xid[128];			/* X-Request-Id header line, likewise */
+	const char *xh[1];
 };
 
 static struct {
@@ -907,8 +909,7 @@ static void send_one(struct step *st, int64_t due, int64_t now)
 {
 	struct creq *r = creq_get();
 	long in = gp_calib_input_tokens(&G.P, G.role);
-	char salt[80], xid[120];
-	const char *xh[1] = { xid };
+	char salt[80];
 	size_t need;
 
 	snprintf(salt, sizeof(salt), "%s-%lu", G.nonce, G.seq++);
@@ -919,9 +920,10 @@ static void send_one(struct step *st, int64_t due, int64_t now)
 	}
 	gp_trace_synth_prompt(G.prompt, G.prompt_len, in, NULL, 0, 0, salt);
 	write_body(r, G.prompt, gp_calib_output_tokens(&G.P, G.role));
-	snprintf(xid, sizeof(xid), "X-Request-Id: cal-%s", salt);
+	snprintf(r->xid, sizeof(r->xid), "X-Request-Id: cal-%s", salt);
+	r->xh[0] = r->xid;
 	r->st = st;
-	if (gp_stream_start(&r->s, G.post_url, r->body.p, r->body.len, xh, 1))
+	if (gp_stream_start(&r->s, G.post_url, r->body.p, r->body.len, r->xh, 1))
 		gp_die(GP_EXIT_SOFTWARE, "libcurl refused a transfer");
 	r->running = 1;
 	gp_pace_hist_add(&st->lat, now - due);
@@ -1003,15 +1005,8 @@ static int run_step(struct step *st, long k, int rerun)
 	}
 	cancel_all(now);
 	st->t_end = gp_now_ns();
-	{
-		/* Sends due in [w0, w1): i from ceil((w0 - t_start) / gap) on. */
-		int64_t a = (st->w0 - st->t_start + gap - 1) / gap;
-		int64_t b = (st->w1 - st->t_start + gap - 1) / gap;
-
-		st->due_hold = (long)(b - a);
-		st->offered_rps = st->due_hold > 0 ?
-			st->target_rps * (double)st->sent_hold / (double)st->due_hold : 0;
-	}
+	st->due_hold = gp_calib_due(st->t_start, gap, st->w0, st->w1);
+	st->offered_rps = gp_calib_offered(st->target_rps, st->sent_hold, st->due_hold);
 	st->delivered_tok_s = gp_calib_window_tok_s(&st->win, G.role);
 	step_queue(st);
 	st->late = gp_calib_late(&G.P, gp_pace_hist_quantile(&st->lat, 0.99) / 1e6, st->capped);
@@ -1185,8 +1180,6 @@ static void resolve_endpoint(void)
 		if (!gp_http_url_check(G.fleet.backends[i].url, norm, sizeof(norm), err, sizeof(err)) &&
 		    !strcasecmp(norm, G.url))
 			G.be = &G.fleet.backends[i];
-	if (!G.be)
-		gp_warn("%s is not a backend of %s", G.url, G.fleet_path);
 	if (!G.metrics_url && G.be)
 		G.metrics_url = G.be->metrics_url;
 	snprintf(G.post_url, sizeof(G.post_url), "%s%s", G.url, gp_oai_path(G.chat));
@@ -1345,6 +1338,12 @@ static void sweep_setup(void)
 		gp_usage_error("no model: the fleet file has none, give --model");
 	resolve_endpoint();
 	refuse_gateway();
+	if (!G.be)
+		gp_warn("%s is not a backend of %s", G.url, G.fleet_path);
+	if (G.be && G.be->role && strcmp(G.be->role, "both") &&
+	    strcmp(G.be->role, gp_calib_role_name(G.role)))
+		gp_warn("%s has role %s in %s: calibrating it for %s", G.url, G.be->role,
+			G.fleet_path, gp_calib_role_name(G.role));
 	have_key = gp_stream_api_key(NULL, key, sizeof(key), err, sizeof(err));
 	if (have_key < 0)
 		gp_die(GP_EXIT_USAGE, "%s", err);
@@ -1359,6 +1358,22 @@ static void sweep_setup(void)
 	metrics_check();
 	snprintf(G.nonce, sizeof(G.nonce), "%lx-%ld", (unsigned long)(gp_wall_ns() / 1000),
 		 (long)getpid());
+}
+
+static void sweep_cleanup(void)
+{
+	for (size_t i = 0; i < R.n; i++) {
+		gp_stream_release(&R.all[i]->s);
+		gp_oai_buf_release(&R.all[i]->body);
+		free(R.all[i]);
+	}
+	free(R.all);
+	gp_http_free(G.http);
+	json_decref(G.proto);
+	gp_fleet_release(&G.fleet);
+	free(S.t);
+	free(S.d);
+	free(G.prompt);
 }
 
 static int cmd_sweep(int argc, char **argv)
@@ -1413,6 +1428,7 @@ static int cmd_sweep(int argc, char **argv)
 	sampler_stop();
 	emit_capacity(&j, verdict, n, reruns);
 	free(st);
+	sweep_cleanup();
 	out_close();
 	return !strcmp(verdict, "saturated") ? GP_EXIT_OK : GP_EXIT_NEGATIVE;
 }

@@ -210,6 +210,20 @@ long gp_calib_output_tokens(const struct gp_calib_protocol *p, enum gp_calib_rol
 	return r == GP_CALIB_DECODE ? p->decode_output_tokens : p->prefill_output_tokens;
 }
 
+long gp_calib_due(int64_t t_start_ns, int64_t gap_ns, int64_t w0_ns, int64_t w1_ns)
+{
+	/* The first i with t_start + i·gap >= w, for w >= t_start. */
+	int64_t a = (w0_ns - t_start_ns + gap_ns - 1) / gap_ns;
+	int64_t b = (w1_ns - t_start_ns + gap_ns - 1) / gap_ns;
+
+	return b > a ? (long)(b - a) : 0;
+}
+
+double gp_calib_offered(double target_rps, long on_time, long due)
+{
+	return due > 0 ? target_rps * (double)on_time / (double)due : 0;
+}
+
 void gp_calib_window_init(struct gp_calib_window *w, int64_t w0_ns, int64_t w1_ns)
 {
 	memset(w, 0, sizeof(*w));

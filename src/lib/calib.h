@@ -136,6 +136,12 @@ double gp_calib_hold_s(const struct gp_calib_protocol *p, double rate_rps);
 long gp_calib_input_tokens(const struct gp_calib_protocol *p, enum gp_calib_role r);
 long gp_calib_output_tokens(const struct gp_calib_protocol *p, enum gp_calib_role r);
 
+/* Sends due in [w0_ns, w1_ns) of the schedule t_start_ns + i · gap_ns,
+ * i = 0, 1, … (gap_ns > 0, t_start_ns <= w0_ns <= w1_ns). */
+long gp_calib_due(int64_t t_start_ns, int64_t gap_ns, int64_t w0_ns, int64_t w1_ns);
+/* offered_k = target_rps · on_time / due (0 when due is 0). */
+double gp_calib_offered(double target_rps, long on_time, long due);
+
 /*
  * Token tally of one hold window [w0_ns, w1_ns).  Feed it every first token
  * (with the request's prompt tokens) and every content event; it keeps what

@@ -122,6 +122,20 @@ static void test_ramp_hold(void)
 	   p.decode_input_tokens < p.prefill_input_tokens, "role shapes differ as the method says");
 }
 
+static void test_offered(void)
+{
+	const int64_t ms = 1000000;
+
+	/* Sends at 0, 100, 200, ... ms; hold [500, 1500): i = 5..14. */
+	is_int(gp_calib_due(0, 100 * ms, 500 * ms, 1500 * ms), 10, "due: 10 sends in [0.5 s, 1.5 s)");
+	is_int(gp_calib_due(0, 100 * ms, 550 * ms, 1500 * ms), 9, "due: 9 from 0.55 s (i = 6..14)");
+	is_int(gp_calib_due(0, 100 * ms, 500 * ms, 1501 * ms), 11, "due: 1.5 s itself is inside [.., 1.501)");
+	is_int(gp_calib_due(7, 3, 7, 7), 0, "empty window: none due");
+	is_dbl(gp_calib_offered(40, 10, 10), 40, 0, "every due send on time: offered = target");
+	is_dbl(gp_calib_offered(40, 5, 10), 20, 0, "half on time: half the target");
+	is_dbl(gp_calib_offered(40, 0, 0), 0, 0, "nothing due: 0");
+}
+
 static void test_window(void)
 {
 	struct gp_calib_window w;
@@ -375,6 +389,7 @@ int main(void)
 {
 	test_protocol();
 	test_ramp_hold();
+	test_offered();
 	test_window();
 	test_diverging();
 	test_late();
