@@ -205,10 +205,16 @@ static void protocol_build(struct gp_calib_protocol *p, const struct popts *po)
 
 static struct gp_out out;
 
+/* One record; a reader gone away (EPIPE) ends the tool quietly, exit 1. */
 static void emit(json_t *o)
 {
-	if (gp_out_json(&out, o))
+	if (!o)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	if (gp_out_json(&out, o)) {
+		if (out.err == EPIPE || errno == EPIPE)
+			exit(GP_EXIT_NEGATIVE);
 		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+	}
 	json_decref(o);
 }
 
@@ -222,7 +228,7 @@ static int out_close(void)
 {
 	if (gp_out_close(&out)) {
 		if (errno == EPIPE)
-			return 0;
+			exit(GP_EXIT_NEGATIVE);
 		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
 	}
 	return 0;
@@ -316,6 +322,7 @@ static void caps_read(struct caps *cs, char **paths, int npaths)
 		struct cap c = { o, NULL, NULL, GP_CALIB_PREFILL, NAN, 1, "" };
 		long long acc;
 		size_t i;
+		int flag;
 
 		if (!type || strcmp(type, "capacity")) {
 			json_decref(o);
@@ -327,8 +334,9 @@ static void caps_read(struct caps *cs, char **paths, int npaths)
 			gp_die_at(GP_EXIT_DATAERR, file, line, "field 'role': '%s' is not prefill or decode", role);
 		if (gp_json_num(o, "capacity_tok_s", &c.cap_tok_s) == GP_JSON_TYPE)
 			gp_die_at(GP_EXIT_DATAERR, file, line, "field 'capacity_tok_s' is not a number");
-		if (!(c.cap_tok_s > 0))
-			c.cap_tok_s = NAN;
+		if (!(c.cap_tok_s > 0) || (!gp_json_bool(o, "suspect", &flag) && flag) ||
+		    (!gp_json_bool(o, "saturated", &flag) && !flag))
+			c.cap_tok_s = NAN;	/* not a trusted capacity */
 		if (gp_json_str(o, "backend", &c.backend))
 			c.backend = NULL;
 		if (gp_json_int(o, "accelerators", &acc) == 0)
@@ -387,9 +395,12 @@ static json_t *ladder_role(const struct caps *cs, enum gp_calib_role role,
 	size_t n = 0;
 	json_t *o, *rr, *ra, *rungs, *eps;
 
-	for (size_t i = 0; i < cs->n && n < 256; i++) {
+	for (size_t i = 0; i < cs->n; i++) {
 		if (cs->v[i].role != role)
 			continue;
+		if (n == 256)
+			gp_die(GP_EXIT_DATAERR, "ladder: more than 256 %s members",
+			       gp_calib_role_name(role));
 		if (isnan(cs->v[i].cap_tok_s)) {
 			gp_warn("%s: %s (%s) has no trusted capacity: recalibrate it before a ladder",
 				cs->v[i].where, cs->v[i].endpoint, gp_calib_role_name(role));
@@ -1144,6 +1155,7 @@ static void emit_capacity(const struct gp_calib_judgement *j, const char *verdic
 	set(o, "reasons", reasons);
 	set(o, "attempted", json_integer(G.attempted));
 	set(o, "failed", json_integer(G.failed));
+	set(o, "scrape_failures", json_integer(S.fails));
 	set(o, "steps", json_integer((json_int_t)nsteps));
 	set(o, "reruns", json_integer(reruns));
 	set(o, "fleet", json_string(G.fleet_path));
@@ -1426,6 +1438,8 @@ static int cmd_sweep(int argc, char **argv)
 		}
 	}
 	sampler_stop();
+	if (S.fails)
+		gp_warn("%ld metrics scrapes of %s failed (last: %s)", S.fails, G.metrics_url, S.err);
 	emit_capacity(&j, verdict, n, reruns);
 	free(st);
 	sweep_cleanup();
