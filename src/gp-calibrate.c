@@ -30,6 +30,7 @@
 #include "ndjson.h"
 #include "openai.h"
 #include "pace.h"
+#include "proc.h"
 #include "prom.h"
 #include "sig.h"
 #include "stream.h"
@@ -1361,6 +1362,7 @@ static void sweep_setup(void)
 		gp_die(GP_EXIT_USAGE, "%s", err);
 	if (gp_http_global_init())
 		gp_die(GP_EXIT_SOFTWARE, "cannot initialise libcurl");
+	gp_proc_raise_nofile();		/* one descriptor per stream in flight */
 	ho.connect_timeout_ms = 10000;
 	G.http = gp_http_new(&ho, &cal_ops);
 	if (!G.http || gp_stream_headers(G.http, 1, have_key ? key : NULL))
