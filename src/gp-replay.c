@@ -41,7 +41,9 @@
 #include "pace.h"
 #include "prom.h"
 #include "sig.h"
+#include "openai.h"
 #include "sse.h"
+#include "stream.h"
 #include "trace.h"
 #include "banned.h"
 
@@ -58,21 +60,16 @@ static const char usage[] =
 "                 [--shard I/N] [--start-at EPOCH] [--run ID] [--block-tokens N]\n"
 "                 [--no-ignore-eos] [--itl] [--http2] [--scrape URL]... [--spin-us N]\n"
 "                 [--max-event-bytes N] [--preconnect N] [--progress] [-o FILE[.gz]] [-z]\n"
+"                 [--api-key-file FILE] [--max-completion-tokens] [--no-model-check]\n"
+"                 [--cacert FILE] [--insecure]\n"
 "                 [TRACE...]\n"
 "\n"
 "Replay a trace (NDJSON trace records, files or stdin) against an OpenAI-compatible\n"
 "streaming endpoint, open loop, and write one request record per attempted trace\n"
 "record, framed by a run header and a run_end trailer.  See gp-replay(1).\n";
 
-/* Error classes (the record's "error"). */
-enum {
-	E_NONE, E_CONNECT, E_HTTP_STATUS, E_TIMEOUT, E_HANG, E_TRUNCATED, E_RESET,
-	E_INVALID_FRAMING, E_CANCELLED, E_EMPTY, E_STREAM_ERROR, E_OTHER, E_NCLASS
-};
-static const char *const class_name[E_NCLASS] = {
-	NULL, "connect", "http_status", "timeout", "hang", "truncated", "reset",
-	"invalid_framing", "cancelled", "empty", "stream_error", "other",
-};
+/* Error classes (the record's "error"): stream.h. */
+#define E_NCLASS GP_STREAM_NCLASS
 
 /* ---- a small string builder (tool-local; dies on out of memory) ---- */
 
@@ -217,7 +214,13 @@ static struct {
 	int gzip;
 	char **paths;
 	int npaths;
-	const char *api_key;
+	const char *api_key;		/* NULL, or api_key_buf */
+	const char *api_key_file;
+	char api_key_buf[4096];
+	int max_completion_tokens;
+	int no_model_check;
+	const char *cacert;
+	int insecure;
 } cfg = {
 	.api_chat = 1, .arm = "default", .rep = 1, .deadline_s = 600, .idle_s = 60,
 	.shard_i = 1, .shard_n = 1, .block_tokens = 512, .ignore_eos = 1,
@@ -227,33 +230,26 @@ static struct {
 /* ---- one request in flight ---- */
 
 struct req {
-	struct req *prev, *next;	/* in-flight list (for the idle sweep) */
-	struct gp_http_xfer *x;
+	struct req *prev, *next;	/* on the waiting or the streaming list */
+	struct gp_stream st;		/* the measured stream (stream.h) */
 	unsigned long index;		/* trace record index, file order */
 	char *id;			/* owned copy of the trace id */
 	size_t id_cap;
 	long in_tokens;			/* from the trace */
-	int64_t sched_ns, dispatch_ns, sent_ns, first_ns, done_ns, last_byte_ns, prev_ev_ns;
+	int64_t sched_ns, dispatch_ns;
 	int64_t runq0_ns;		/* client run-queue wait when its window began, -1: unknown */
-	long connects;			/* new connections the transfer opened */
-	long usage_out, usage_in, content_events;
-	int saw_done, saw_finish, stream_error, err, capped;
-	struct sb body;			/* the request body, reused */
+	int capped;
+	int streaming;			/* on the streaming list: its first token arrived */
+	struct gp_oai_buf body;		/* the request body, reused */
 	struct sb hdr_id, hdr_key;	/* "X-Request-Id: …", "<key header>: …" */
 	char receipt[256], backend[256];
-	char errbody[512];
-	size_t errbody_len;
-	struct gp_sse sse;
-	float *itl;
-	size_t itl_n, itl_cap;
-	int64_t now_ns;			/* stamp of the write callback being parsed */
 };
 
 static struct {
 	struct gp_http *http;
 	struct gp_out out;
 	struct req *free_list;		/* linked through ->next */
-	struct req inflight;		/* list head */
+	struct req waiting, inflight;	/* list heads (see inflight_add) */
 	long n_inflight, peak_inflight, n_reqs;
 	int64_t t0;			/* run start, monotonic ns */
 	int64_t wall0;			/* run start, wall ns */
@@ -271,7 +267,13 @@ static struct {
 	int runq_win_set;
 	long majflt_t0;
 	struct sb rec;			/* record being written */
-	char done_err_detail[256];
+	/* the end-of-run summary */
+	char first_detail[E_NCLASS][256];	/* the first server message of each class */
+	long first_status[E_NCLASS];
+	struct gp_pace_hist s_ttft, s_tpot, s_e2e, s_itl;
+	unsigned long out_tokens;
+	int64_t first_token_ns, last_end_ns;
+	int any_sent;			/* some request reached a server */
 } G;
 
 /* ---- trace input ---- */
@@ -388,6 +390,57 @@ static void trace_setup(struct trace_in *t, char **paths, int n)
 	t->npaths = 1;
 }
 
+/* ---- trace ids: each at most once ---- */
+
+/* An open-addressing set of the ids seen in the first pass (FNV-1a 64,
+ * linear probing, kept under half full); freed after the pass. */
+static struct {
+	char **slot;
+	size_t cap, n;
+} ids;
+
+/* 1 when id was new (now added), 0 when already there. */
+static int ids_add(const char *id)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+	const char *c;
+
+	if (2 * (ids.n + 1) > ids.cap) {
+		size_t nc = ids.cap ? 2 * ids.cap : 1024, k;
+		char **ns = calloc(nc, sizeof(*ns)), **old = ids.slot;
+		size_t oc = ids.cap;
+
+		if (!ns)
+			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		ids.slot = ns;
+		ids.cap = nc;
+		ids.n = 0;
+		for (k = 0; k < oc; k++)
+			if (old[k])
+				ids_add(old[k]), free(old[k]);
+		free(old);
+	}
+	for (c = id; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	for (i = h & (ids.cap - 1); ids.slot[i]; i = (i + 1) & (ids.cap - 1))
+		if (!strcmp(ids.slot[i], id))
+			return 0;
+	ids.slot[i] = gp_xstrdup(id);
+	ids.n++;
+	return 1;
+}
+
+static void ids_free(void)
+{
+	size_t k;
+
+	for (k = 0; k < ids.cap; k++)
+		free(ids.slot[k]);
+	free(ids.slot);
+	memset(&ids, 0, sizeof(ids));
+}
+
 /* ---- the client's own share of the host ---- */
 
 /*
@@ -428,61 +481,10 @@ static int64_t cpu_ns(long *majflt)
 
 /* ---- records ---- */
 
-static double ms_between(int64_t a, int64_t b)
+/* Scrub what a server or libcurl said before it reaches a record. */
+static void sanitize(char *s, size_t cap)
 {
-	return a && b ? gp_ns_to_ms(b - a) : NAN;
-}
-
-/* Strip an API key the server may echo, control characters, and cut to 200
- * bytes on a UTF-8 boundary. */
-static void sanitize(char *s)
-{
-	size_t n, i;
-
-	if (cfg.api_key && *cfg.api_key) {
-		char *k;
-		size_t kl = strlen(cfg.api_key);
-
-		while ((k = strstr(s, cfg.api_key)))
-			memset(k, '*', kl);
-	}
-	for (i = 0; s[i]; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			s[i] = ' ';
-	n = strlen(s);
-	if (n > 200) {
-		n = 200;
-		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
-		s[n] = '\0';
-	}
-}
-
-/* The message of an error body: error.message, message, detail, error (a
- * string), else the text itself. */
-static void error_detail(const struct req *r, char *out, size_t outlen)
-{
-	json_t *o = json_loadb(r->errbody, r->errbody_len, 0, NULL);
-	const char *m = NULL;
-
-	if (json_is_object(o)) {
-		json_t *e = json_object_get(o, "error");
-
-		if (json_is_object(e) && json_is_string(json_object_get(e, "message")))
-			m = json_string_value(json_object_get(e, "message"));
-		else if (json_is_string(json_object_get(o, "message")))
-			m = json_string_value(json_object_get(o, "message"));
-		else if (json_is_string(json_object_get(o, "detail")))
-			m = json_string_value(json_object_get(o, "detail"));
-		else if (json_is_string(e))
-			m = json_string_value(e);
-	}
-	if (m)
-		snprintf(out, outlen, "%s", m);
-	else
-		snprintf(out, outlen, "%.*s", (int)r->errbody_len, r->errbody);
-	json_decref(o);
-	sanitize(out);
+	gp_oai_scrub(s, cap < 201 ? cap : 201, cfg.api_key);
 }
 
 /*
@@ -514,31 +516,39 @@ static int split_receipt(const char *s, char *pre, size_t plen, char *dec, size_
 	return *dec ? 0 : -1;
 }
 
-static void write_record(struct req *r, int err, long status, const char *detail, int64_t end_ns)
+static void tally(const struct req *r, const struct gp_stream_result *m);
+
+static void summary_add(const struct gp_stream *st, const struct gp_stream_result *m)
+{
+	size_t i;
+
+	if (m->cls)
+		return;
+	gp_pace_hist_add(&G.s_ttft, (int64_t)(m->ttft_ms * 1e6));
+	gp_pace_hist_add(&G.s_e2e, (int64_t)(m->e2e_ms * 1e6));
+	if (isfinite(m->tpot_ms))
+		gp_pace_hist_add(&G.s_tpot, (int64_t)(m->tpot_ms * 1e6));
+	for (i = 0; i < st->itl_n; i++)
+		gp_pace_hist_add(&G.s_itl, (int64_t)((double)st->itl[i] * 1e6));
+	G.out_tokens += (unsigned long)(m->out_tokens > 0 ? m->out_tokens : 0);
+	if (!G.first_token_ns || st->first_ns < G.first_token_ns)
+		G.first_token_ns = st->first_ns;
+	if (st->end_ns > G.last_end_ns)
+		G.last_end_ns = st->end_ns;
+}
+
+static void write_record(struct req *r)
 {
 	struct sb *b = &G.rec;
-	long out_tokens = r->usage_out >= 0 ? r->usage_out : r->content_events;
-	long in_tokens = r->usage_in >= 0 ? r->usage_in : r->in_tokens;
-	int sent = r->sent_ns != 0;
-	double ttft = sent && r->first_ns ? ms_between(r->sent_ns, r->first_ns) : NAN;
-	double e2e = sent ? ms_between(r->sent_ns, end_ns) : NAN;
-	double tpot = NAN;
-	const char *outcome;
+	const struct gp_stream *st = &r->st;
+	struct gp_stream_result m;
+	long in_tokens = st->usage_in >= 0 ? st->usage_in : r->in_tokens;
+	int sent = st->sent_ns != 0;
 	char pre[128], dec[128];
 	int split;
 	size_t i;
 
-	if (!err && !r->first_ns)
-		err = E_EMPTY;
-	if (err)
-		outcome = "failed";
-	else if (out_tokens == 1)
-		outcome = "single_token";
-	else {
-		outcome = "ok";
-		if (out_tokens >= 2)
-			tpot = (e2e - ttft) / (double)(out_tokens - 1);
-	}
+	gp_stream_result(st, &m);
 	b->len = 0;
 	sb_str(b, "{\"type\":\"request\",\"run\":");
 	sb_jstr(b, G.run_id);
@@ -549,29 +559,29 @@ static void write_record(struct req *r, int err, long status, const char *detail
 	sb_str(b, ",\"t_sched_s\":");
 	sb_num(b, gp_ns_to_s(r->sched_ns - G.t0), 6);
 	sb_str(b, ",\"t_sent_s\":");
-	sb_num(b, sent ? gp_ns_to_s(r->sent_ns - G.t0) : NAN, 6);
+	sb_num(b, sent ? gp_ns_to_s(st->sent_ns - G.t0) : NAN, 6);
 	sb_str(b, ",\"connect_ms\":");
-	sb_num(b, sent ? gp_ns_to_ms(r->sent_ns - r->dispatch_ns) : NAN, 3);
-	sb_fmt(b, ",\"new_connection\":%s", sent ? (r->connects > 0 ? "true" : "false") : "null");
+	sb_num(b, sent ? gp_ns_to_ms(st->sent_ns - r->dispatch_ns) : NAN, 3);
+	sb_fmt(b, ",\"new_connection\":%s", sent ? (st->connects > 0 ? "true" : "false") : "null");
 	sb_str(b, ",\"ttft_ms\":");
-	sb_num(b, ttft, 3);
+	sb_num(b, m.ttft_ms, 3);
 	sb_str(b, ",\"tpot_ms\":");
-	sb_num(b, tpot, 4);
+	sb_num(b, m.tpot_ms, 4);
 	sb_str(b, ",\"e2e_ms\":");
-	sb_num(b, e2e, 3);
+	sb_num(b, m.e2e_ms, 3);
 	sb_fmt(b, ",\"in_tokens\":%ld,\"out_tokens\":", in_tokens);
-	if (sent && (r->usage_out >= 0 || r->content_events))
-		sb_fmt(b, "%ld,\"tokens_from\":\"%s\"", out_tokens, r->usage_out >= 0 ? "usage" : "chunks");
+	if (m.tokens_from)
+		sb_fmt(b, "%ld,\"tokens_from\":\"%s\"", m.out_tokens, m.tokens_from);
 	else
 		sb_str(b, "null,\"tokens_from\":null");
-	sb_fmt(b, ",\"outcome\":\"%s\",\"error\":", outcome);
-	sb_jstr(b, err ? class_name[err] : NULL);
-	if (status)
-		sb_fmt(b, ",\"http_status\":%ld", status);
+	sb_fmt(b, ",\"outcome\":\"%s\",\"error\":", m.outcome);
+	sb_jstr(b, gp_stream_class_name(m.cls));
+	if (st->status)
+		sb_fmt(b, ",\"http_status\":%ld", st->status);
 	else
 		sb_str(b, ",\"http_status\":null");
 	sb_str(b, ",\"error_detail\":");
-	sb_jstr(b, err && detail && *detail ? detail : NULL);
+	sb_jstr(b, m.cls && st->detail[0] ? st->detail : NULL);
 	sb_str(b, ",\"backend\":");
 	sb_jstr(b, r->backend[0] ? r->backend : NULL);
 	sb_str(b, ",\"receipt\":");
@@ -583,38 +593,47 @@ static void write_record(struct req *r, int err, long status, const char *detail
 	sb_jstr(b, split ? dec : NULL);
 	if (cfg.itl) {
 		sb_str(b, ",\"itl_ms\":[");
-		for (i = 0; i < r->itl_n; i++)
-			sb_fmt(b, "%s%.3f", i ? "," : "", (double)r->itl[i]);
+		for (i = 0; i < st->itl_n; i++)
+			sb_fmt(b, "%s%.3f", i ? "," : "", (double)st->itl[i]);
 		sb_str(b, "]");
 	}
 	sb_str(b, "}");
 	if (gp_out_line(&G.out, b->p, b->len))
 		gp_die(errno == EPIPE ? GP_EXIT_NEGATIVE : GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+	tally(r, &m);
+}
+
+/* The run's counters and the end-of-run summary's samples. */
+static void tally(const struct req *r, const struct gp_stream_result *m)
+{
+	const struct gp_stream *st = &r->st;
+	int64_t s = st->sent_ns ? st->sent_ns : r->dispatch_ns;
 
 	G.attempted++;
-	if (err) {
+	if (m->cls) {
 		G.failed++;
-		G.by_err[err]++;
-	} else if (out_tokens == 1) {
+		G.by_err[m->cls]++;
+		if (!G.first_status[m->cls] && !G.first_detail[m->cls][0]) {
+			snprintf(G.first_detail[m->cls], sizeof(G.first_detail[m->cls]), "%s", st->detail);
+			G.first_status[m->cls] = st->status;
+		}
+	} else if (m->out_tokens == 1) {
 		G.single++;
 	} else {
 		G.ok++;
 	}
-	{
-		int64_t s = r->sent_ns ? r->sent_ns : r->dispatch_ns;
-
-		gp_pace_hist_add(&G.late, r->dispatch_ns - r->sched_ns);
-		if (r->sent_ns && r->connects > 0) {
-			G.new_conns++;
-			gp_pace_hist_add(&G.conn, r->sent_ns - r->dispatch_ns);
-		}
-		if (!G.first_send_ns || s < G.first_send_ns)
-			G.first_send_ns = s;
-		if (s > G.last_send_ns)
-			G.last_send_ns = s;
+	summary_add(st, m);
+	gp_pace_hist_add(&G.late, r->dispatch_ns - r->sched_ns);
+	if (st->sent_ns && st->connects > 0) {
+		G.new_conns++;
+		gp_pace_hist_add(&G.conn, st->sent_ns - r->dispatch_ns);
 	}
-	if (end_ns > G.last_done_ns)
-		G.last_done_ns = end_ns;
+	if (!G.first_send_ns || s < G.first_send_ns)
+		G.first_send_ns = s;
+	if (s > G.last_send_ns)
+		G.last_send_ns = s;
+	if (st->end_ns > G.last_done_ns)
+		G.last_done_ns = st->end_ns;
 }
 
 /* ---- the request pool ---- */
@@ -623,7 +642,6 @@ static void on_sent(void *user, int64_t t);
 static void on_header(void *user, const char *line, size_t len, int64_t t);
 static int on_body(void *user, long status, const char *buf, size_t len, int64_t t);
 static void on_done(void *user, const struct gp_http_result *res, int64_t t);
-static int on_event(const char *type, const char *data, size_t len, void *arg);
 
 static struct req *req_get(void)
 {
@@ -633,25 +651,16 @@ static struct req *req_get(void)
 		G.free_list = r->next;
 	} else {
 		r = calloc(1, sizeof(*r));
-		if (!r)
+		if (!r || gp_stream_init(&r->st, G.http, r, (size_t)cfg.max_event))
 			gp_die(GP_EXIT_SOFTWARE, "out of memory");
-		r->x = gp_http_xfer_new(G.http, r);
-		if (!r->x)
-			gp_die(GP_EXIT_SOFTWARE, "cannot create a transfer");
-		gp_sse_init(&r->sse, (size_t)cfg.max_event, on_event, r);
+		r->st.secret = cfg.api_key;
+		r->st.keep_itl = 1;	/* for the summary; in records with --itl */
 		G.n_reqs++;
 	}
 	r->prev = r->next = NULL;
-	r->dispatch_ns = r->sent_ns = r->first_ns = r->done_ns = r->prev_ev_ns = 0;
-	r->connects = 0;
-	r->capped = 0;
-	r->usage_out = r->usage_in = -1;
-	r->content_events = 0;
-	r->saw_done = r->saw_finish = r->stream_error = r->err = 0;
+	r->dispatch_ns = 0;
+	r->capped = r->streaming = 0;
 	r->receipt[0] = r->backend[0] = '\0';
-	r->errbody_len = 0;
-	r->itl_n = 0;
-	gp_sse_reset(&r->sse);
 	return r;
 }
 
@@ -661,58 +670,67 @@ static void req_put(struct req *r)
 	G.free_list = r;
 }
 
+static void list_push(struct req *head, struct req *r)
+{
+	r->next = head->next;
+	r->prev = head;
+	head->next->prev = r;
+	head->next = r;
+}
+
+static void list_del(struct req *r)
+{
+	r->prev->next = r->next;
+	r->next->prev = r->prev;
+}
+
+/*
+ * Two lists.  `waiting` holds the requests whose first content token has
+ * not arrived: only --deadline-s bounds them (a long prefill or a queue is a
+ * measurement, not a fault).  `inflight` holds the streams that started, in
+ * order of last activity, most recent first: every received byte moves its
+ * request to the front (O(1)), so the idle sweep only looks at the tail and
+ * stops at the first request that is not idle — O(requests cancelled).
+ */
 static void inflight_add(struct req *r)
 {
-	r->next = G.inflight.next;
-	r->prev = &G.inflight;
-	G.inflight.next->prev = r;
-	G.inflight.next = r;
+	list_push(&G.waiting, r);
 	if (++G.n_inflight > G.peak_inflight)
 		G.peak_inflight = G.n_inflight;
 }
 
 static void inflight_del(struct req *r)
 {
-	r->prev->next = r->next;
-	r->next->prev = r->prev;
+	list_del(r);
 	G.n_inflight--;
 }
 
-/*
- * The in-flight list is kept in order of last activity, most recent first:
- * every received byte moves its request to the front (O(1)), so the idle
- * sweep only looks at the tail and stops at the first request that is not
- * idle — O(requests cancelled), not O(in flight).
- */
-static void touch(struct req *r, int64_t t)
+static void touch(struct req *r)
 {
-	r->last_byte_ns = t;
-	if (G.inflight.next == r)
+	if (!r->streaming) {
+		if (!gp_stream_started(&r->st))
+			return;
+		r->streaming = 1;	/* first token: from waiting to streaming */
+	} else if (G.inflight.next == r) {
 		return;
-	r->prev->next = r->next;
-	r->next->prev = r->prev;
-	r->next = G.inflight.next;
-	r->prev = &G.inflight;
-	G.inflight.next->prev = r;
-	G.inflight.next = r;
+	}
+	list_del(r);
+	list_push(&G.inflight, r);
 }
 
 /* Finish a request that http.c no longer runs. */
-static void finish(struct req *r, int err, long status, const char *detail, int64_t end_ns)
+static void finish(struct req *r)
 {
 	inflight_del(r);
-	write_record(r, err, status, detail, end_ns);
+	write_record(r);
 	req_put(r);
 }
 
 /* Stop a running request ourselves (hang, cancelled). */
-static void abort_req(struct req *r, int err, int64_t t)
+static void abort_req(struct req *r, int cls, int64_t t)
 {
-	long status = gp_http_status(r->x);
-
-	r->connects = gp_http_connects(r->x);
-	gp_http_cancel(r->x);
-	finish(r, err, status, NULL, t);
+	gp_stream_abort(&r->st, cls, t);
+	finish(r);
 }
 
 /* ---- http callbacks ---- */
@@ -721,8 +739,8 @@ static void on_sent(void *user, int64_t t)
 {
 	struct req *r = user;
 
-	r->sent_ns = t;
-	touch(r, t);
+	gp_stream_on_sent(&r->st, t);
+	G.any_sent = 1;
 }
 
 static void copy_value(char *dst, size_t dlen, const char *v, size_t n)
@@ -755,7 +773,7 @@ static void on_header(void *user, const char *line, size_t len, int64_t t)
 	const char *v;
 	size_t vl;
 
-	touch(r, t);
+	gp_stream_on_header(&r->st, line, len, t);
 	if (cfg.receipt_header && header_is(line, len, cfg.receipt_header, &v, &vl))
 		copy_value(r->receipt, sizeof(r->receipt), v, vl);
 	if (cfg.backend_header && header_is(line, len, cfg.backend_header, &v, &vl))
@@ -765,192 +783,53 @@ static void on_header(void *user, const char *line, size_t len, int64_t t)
 static int on_body(void *user, long status, const char *buf, size_t len, int64_t t)
 {
 	struct req *r = user;
-	int rc;
+	int rc = gp_stream_on_body(&r->st, status, buf, len, t);
 
-	touch(r, t);
-	if (status < 200 || status > 299) {
-		size_t room = sizeof(r->errbody) - 1 - r->errbody_len;
-
-		if (len > room)
-			len = room;
-		memcpy(r->errbody + r->errbody_len, buf, len);
-		r->errbody_len += len;
-		r->errbody[r->errbody_len] = '\0';
-		return 0;
-	}
-	r->now_ns = t;
-	rc = gp_sse_feed(&r->sse, buf, len);
-	if (rc) {
-		if (!r->err)
-			r->err = E_INVALID_FRAMING;
-		return 1;
-	}
-	return 0;
-}
-
-static int on_event(const char *type, const char *data, size_t len, void *arg)
-{
-	struct req *r = arg;
-	struct gp_sse_chunk c;
-
-	if (r->saw_done)
-		return 0;		/* anything after [DONE] is ignored */
-	if (len == 6 && !memcmp(data, "[DONE]", 6)) {
-		r->saw_done = 1;
-		r->done_ns = r->now_ns;
-		return 0;
-	}
-	if (gp_sse_chunk_read(data, len, &c)) {
-		r->err = E_INVALID_FRAMING;
-		return 1;
-	}
-	if (c.has_error)
-		r->stream_error = 1;
-	if (c.content) {
-		r->content_events++;
-		if (!r->first_ns) {
-			r->first_ns = r->now_ns;
-		} else if (cfg.itl) {
-			if (r->itl_n == r->itl_cap) {
-				size_t nc = r->itl_cap ? r->itl_cap * 2 : 64;
-				float *p = realloc(r->itl, nc * sizeof(*p));
-
-				if (!p)
-					gp_die(GP_EXIT_SOFTWARE, "out of memory");
-				r->itl = p;
-				r->itl_cap = nc;
-			}
-			r->itl[r->itl_n++] = (float)gp_ns_to_ms(r->now_ns - r->prev_ev_ns);
-		}
-		r->prev_ev_ns = r->now_ns;
-	}
-	if (c.finish)
-		r->saw_finish = 1;
-	if (c.completion_tokens >= 0)
-		r->usage_out = c.completion_tokens;
-	if (c.prompt_tokens >= 0)
-		r->usage_in = c.prompt_tokens;
-	if (cfg.receipt_from_id && !r->receipt[0] && c.id[0])
-		copy_value(r->receipt, sizeof(r->receipt), c.id, strlen(c.id));
-	return 0;
+	touch(r);
+	return rc;
 }
 
 static void on_done(void *user, const struct gp_http_result *res, int64_t t)
 {
 	struct req *r = user;
-	int err = E_NONE;
-	long status = res->status;
-	char detail[256] = "";
-	int64_t end = r->saw_done ? r->done_ns : t;
 
-	switch (res->err) {
-	case GP_HTTP_OK:
-		if (status < 200 || status > 299) {
-			err = E_HTTP_STATUS;
-			error_detail(r, detail, sizeof(detail));
-		} else if (gp_sse_finish(&r->sse) < 0) {
-			err = E_INVALID_FRAMING;
-		} else if (r->stream_error) {
-			err = E_STREAM_ERROR;
-		} else if (!r->saw_done || !r->saw_finish) {
-			err = E_TRUNCATED;
-		}
-		break;
-	case GP_HTTP_ECONNECT:
-		err = E_CONNECT;
-		snprintf(detail, sizeof(detail), "%s", res->detail);
-		break;
-	case GP_HTTP_ERESET:
-		err = E_RESET;
-		break;
-	case GP_HTTP_EFRAMING:
-		err = E_INVALID_FRAMING;
-		snprintf(detail, sizeof(detail), "%s", res->detail);
-		break;
-	case GP_HTTP_ETIMEOUT:
-		err = E_TIMEOUT;
-		break;
-	case GP_HTTP_EABORT:
-		err = r->err ? r->err : E_OTHER;
-		break;
-	default:
-		err = E_OTHER;
-		snprintf(detail, sizeof(detail), "%s", res->detail);
-		break;
-	}
-	sanitize(detail);
-	r->connects = gp_http_connects(r->x);
-	finish(r, err, status, detail, end);
+	gp_stream_on_done(&r->st, res, t);
+	if (cfg.receipt_from_id && !r->receipt[0] && r->st.id[0])
+		copy_value(r->receipt, sizeof(r->receipt), r->st.id, strlen(r->st.id));
+	sanitize(r->st.detail, sizeof(r->st.detail));
+	finish(r);
 }
 
 /* ---- building a request ---- */
 
-static void add_messages_as_prompt(struct sb *b, json_t *msgs)
-{
-	struct sb t = { 0 };
-	size_t i;
-	json_t *m;
-
-	json_array_foreach(msgs, i, m) {
-		json_t *c = json_object_get(m, "content");
-
-		if (json_is_string(c)) {
-			if (t.len)
-				sb_add(&t, "\n", 1);
-			sb_add(&t, json_string_value(c), json_string_length(c));
-		}
-	}
-	sb_jstrn(b, t.p ? t.p : "", t.len);
-	free(t.p);
-}
-
 static void build_body(struct req *r, const struct gp_trace_rec *rec)
 {
-	struct sb *b = &r->body;
+	struct gp_oai_req q = { 0 };
+	static struct sb synth;
 
-	b->len = 0;
-	sb_str(b, "{\"model\":");
-	sb_jstr(b, cfg.model);
-	if (cfg.api_chat) {
-		sb_str(b, ",\"messages\":");
-		if (rec->messages) {
-			char *m = json_dumps(rec->messages, JSON_COMPACT);
-
-			if (!m)
-				gp_die(GP_EXIT_SOFTWARE, "out of memory");
-			sb_str(b, m);
-			free(m);
-		} else {
-			sb_str(b, "[{\"role\":\"user\",\"content\":");
-		}
-	} else {
-		sb_str(b, ",\"prompt\":");
-	}
-	if (!cfg.api_chat && rec->messages) {
-		add_messages_as_prompt(b, rec->messages);
+	q.chat = cfg.api_chat;
+	q.model = cfg.model;
+	q.messages = rec->messages;
+	q.max_tokens = rec->output_tokens;
+	q.max_completion_tokens = cfg.max_completion_tokens;
+	q.stream = 1;
+	q.include_usage = 1;
+	q.ignore_eos = cfg.ignore_eos;
+	if (!rec->messages && rec->prompt) {
+		q.prompt = rec->prompt;
+		q.prompt_len = strlen(rec->prompt);
 	} else if (!rec->messages) {
-		if (rec->prompt) {
-			sb_jstr(b, rec->prompt);
-		} else {
-			/* Synthesized words are lowercase letters and spaces: no escaping. */
-			size_t need = gp_trace_synth_prompt(NULL, 0, rec->input_tokens, rec->hash_ids,
-							    rec->n_hash_ids, cfg.block_tokens, rec->id);
+		size_t need = gp_trace_synth_prompt(NULL, 0, rec->input_tokens, rec->hash_ids,
+						    rec->n_hash_ids, cfg.block_tokens, rec->id);
 
-			sb_need(b, need + 2);
-			b->p[b->len++] = '"';
-			gp_trace_synth_prompt(b->p + b->len, need + 1, rec->input_tokens, rec->hash_ids,
-					      rec->n_hash_ids, cfg.block_tokens, rec->id);
-			b->len += need;
-			b->p[b->len++] = '"';
-			b->p[b->len] = '\0';
-		}
-		if (cfg.api_chat)
-			sb_str(b, "}]");
+		sb_need(&synth, need + 1);
+		gp_trace_synth_prompt(synth.p, need + 1, rec->input_tokens, rec->hash_ids, rec->n_hash_ids,
+				      cfg.block_tokens, rec->id);
+		q.prompt = synth.p;
+		q.prompt_len = need;
 	}
-	sb_fmt(b, ",\"max_tokens\":%ld", rec->output_tokens);
-	if (cfg.ignore_eos)
-		sb_fmt(b, ",\"min_tokens\":%ld,\"ignore_eos\":true", rec->output_tokens);
-	sb_str(b, ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}");
+	if (gp_oai_req_write(&r->body, &q))
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 }
 
 /* The next record of this shard, prepared to go (body, headers, schedule),
@@ -1037,7 +916,6 @@ static void dispatch(struct req *r)
 	if (r->hdr_key.len)
 		xh[n++] = r->hdr_key.p;
 	r->dispatch_ns = gp_now_ns();
-	r->last_byte_ns = r->dispatch_ns;
 	if (r->dispatch_ns - r->sched_ns > GP_NS_PER_MS) {
 		/* Late: was the client waiting for a CPU meanwhile?  (Measured
 		 * after the stamp, so it costs the late send nothing more.) */
@@ -1048,10 +926,8 @@ static void dispatch(struct req *r)
 			G.late_cpu_wait++;
 	}
 	inflight_add(r);
-	if (gp_http_start(r->x, cfg.endpoint, r->body.p, r->body.len, xh, n)) {
-		/* libcurl refused the handle: count it, never drop it. */
-		finish(r, E_OTHER, 0, "libcurl refused the transfer", r->dispatch_ns);
-	}
+	if (gp_stream_start(&r->st, cfg.endpoint, r->body.p, r->body.len, xh, n))
+		finish(r);	/* libcurl refused the handle: count it, never drop it */
 }
 
 /* ---- metrics scrapes ---- */
@@ -1111,7 +987,7 @@ static void scrape_all(const char *phase, int later)
 		json_object_set_new(o, "rep", json_integer(cfg.rep));
 		json_object_set_new(o, "phase", json_string(phase));
 		if (gp_http_fetch(cfg.scrape[i], 5000, 16u << 20, &body, &len, &status, err, sizeof(err))) {
-			sanitize(err);
+			sanitize(err, sizeof(err));
 			gp_warn("scrape %s: %s", cfg.scrape[i], err);
 			json_object_set_new(o, "error", json_string(err));
 		} else if (status != 200) {
@@ -1157,7 +1033,8 @@ enum {
 	O_URL = 256, O_API, O_MODEL, O_ARM, O_REP, O_RATE, O_POISSON, O_SEED, O_DEADLINE,
 	O_IDLE, O_DURATION, O_MAXREQ, O_MAXINFL, O_KEYH, O_RECH, O_RECFROM, O_BACKH, O_SHARD,
 	O_STARTAT, O_RUN, O_BLOCK, O_NOEOS, O_ITL, O_HTTP2, O_SCRAPE, O_SPIN, O_MAXEV,
-	O_PROGRESS, O_PRECONNECT, O_HELP, O_VERSION,
+	O_PROGRESS, O_PRECONNECT, O_APIKEYFILE, O_MAXCT, O_NOMODELCHECK, O_CACERT, O_INSECURE,
+	O_HELP, O_VERSION,
 };
 
 static const struct option longopts[] = {
@@ -1191,6 +1068,11 @@ static const struct option longopts[] = {
 	{ "max-event-bytes", required_argument, NULL, O_MAXEV },
 	{ "progress", no_argument, NULL, O_PROGRESS },
 	{ "preconnect", required_argument, NULL, O_PRECONNECT },
+	{ "api-key-file", required_argument, NULL, O_APIKEYFILE },
+	{ "max-completion-tokens", no_argument, NULL, O_MAXCT },
+	{ "no-model-check", no_argument, NULL, O_NOMODELCHECK },
+	{ "cacert", required_argument, NULL, O_CACERT },
+	{ "insecure", no_argument, NULL, O_INSECURE },
 	{ "output", required_argument, NULL, 'o' },
 	{ "gzip", no_argument, NULL, 'z' },
 	{ "help", no_argument, NULL, O_HELP },
@@ -1282,6 +1164,11 @@ static void parse_args(int argc, char **argv)
 		case O_MAXEV: cfg.max_event = gp_opt_long("--max-event-bytes", optarg, 64, 1L << 30); break;
 		case O_PROGRESS: cfg.progress = 1; break;
 		case O_PRECONNECT: cfg.preconnect = gp_opt_long("--preconnect", optarg, 0, 100000); break;
+		case O_APIKEYFILE: cfg.api_key_file = optarg; break;
+		case O_MAXCT: cfg.max_completion_tokens = 1; break;
+		case O_NOMODELCHECK: cfg.no_model_check = 1; break;
+		case O_CACERT: cfg.cacert = optarg; break;
+		case O_INSECURE: cfg.insecure = 1; break;
 		case 'o': cfg.out_path = optarg; break;
 		case 'z': cfg.gzip = 1; break;
 		case O_HELP: gp_print_help(usage);
@@ -1309,11 +1196,15 @@ static void parse_args(int argc, char **argv)
 		 cfg.api_chat ? "/v1/chat/completions" : "/v1/completions");
 	cfg.paths = argv + optind;
 	cfg.npaths = argc - optind;
-	cfg.api_key = getenv("GP_API_KEY");
-	if (!cfg.api_key || !*cfg.api_key)
-		cfg.api_key = getenv("OPENAI_API_KEY");
-	if (cfg.api_key && (!*cfg.api_key || strpbrk(cfg.api_key, "\r\n")))
-		cfg.api_key = NULL;
+	{
+		char err[512];
+		int k = gp_stream_api_key(cfg.api_key_file, cfg.api_key_buf, sizeof(cfg.api_key_buf), err,
+					  sizeof(err));
+
+		if (k < 0)
+			gp_usage_error("--api-key-file: %s", err);
+		cfg.api_key = k ? cfg.api_key_buf : NULL;
+	}
 }
 
 static void make_run_id(uint64_t digest)
@@ -1398,8 +1289,13 @@ static void write_header(uint64_t digest, unsigned long nrec, double trace_rps)
 			sb_str(b, ",");
 		sb_jstrn(b, cfg.hdrs[i], strcspn(cfg.hdrs[i], ":"));
 	}
-	sb_fmt(b, "],\"spin_us\":%ld,\"preconnect\":%ld,\"itl\":%s}", cfg.spin_us, cfg.preconnect,
+	sb_fmt(b, "],\"spin_us\":%ld,\"preconnect\":%ld,\"itl\":%s", cfg.spin_us, cfg.preconnect,
 	       cfg.itl ? "true" : "false");
+	sb_fmt(b, ",\"max_completion_tokens\":%s,\"model_check\":%s,\"tls_verify\":%s,\"cacert\":",
+	       cfg.max_completion_tokens ? "true" : "false", cfg.no_model_check ? "false" : "true",
+	       cfg.insecure ? "false" : "true");
+	sb_jstr(b, cfg.cacert);
+	sb_str(b, "}");
 	if (gp_out_line(&G.out, b->p, b->len))
 		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
 }
@@ -1430,10 +1326,10 @@ static int write_trailer(int interrupted)
 	       cfg.rep, G.rate_txt, cfg.shard_i, cfg.shard_n, G.attempted, G.ok, G.single, G.failed);
 	for (i = 1; i < E_NCLASS; i++)
 		if (G.by_err[i]) {
-			sb_fmt(b, "%s\"%s\":%lu", first ? "" : ",", class_name[i], G.by_err[i]);
+			sb_fmt(b, "%s\"%s\":%lu", first ? "" : ",", gp_stream_class_name(i), G.by_err[i]);
 			first = 0;
 		}
-	sb_fmt(b, "},\"invalid_framing\":%lu,\"lateness_p50_ms\":", G.by_err[E_INVALID_FRAMING]);
+	sb_fmt(b, "},\"invalid_framing\":%lu,\"lateness_p50_ms\":", G.by_err[GP_STREAM_INVALID_FRAMING]);
 	sb_num(b, p50, 4);
 	sb_str(b, ",\"lateness_p99_ms\":");
 	sb_num(b, p99, 4);
@@ -1472,6 +1368,95 @@ static int write_trailer(int interrupted)
 	return behind;
 }
 
+/*
+ * Before anything is sent: is anything listening at --url, and does it
+ * serve --model?  GET /v1/models (with the request headers, so a key is
+ * sent): nothing listening exits 69 at once; a model list without --model
+ * exits 2 naming what it lists.  --no-model-check skips the list (servers
+ * without /v1/models), not the reachability.
+ */
+static void check_server(void)
+{
+	char url[1200], err[256], names[512] = "";
+	char *body = NULL;
+	size_t len = 0, n = 0, i;
+	long status = 0;
+	enum gp_http_err k;
+	json_t *o, *data, *m;
+	int found = 0;
+
+	snprintf(url, sizeof(url), "%s/v1/models", cfg.url);
+	k = gp_http_get(G.http, url, 10000, 1u << 20, &body, &len, &status, err, sizeof(err));
+	if (k != GP_HTTP_OK) {
+		sanitize(err, sizeof(err));
+		gp_die(GP_EXIT_UNAVAILABLE, "%s: %s%s", cfg.url, err,
+		       k == GP_HTTP_ECONNECT ? " (nothing to measure: no request sent)" : "");
+	}
+	if (cfg.no_model_check) {
+		free(body);
+		return;
+	}
+	if (status != 200) {
+		char msg[256];
+
+		gp_oai_error_read(body, len, cfg.api_key, msg, sizeof(msg));
+		free(body);
+		gp_die(GP_EXIT_UNAVAILABLE, "%s: GET /v1/models: HTTP %ld: %s (--no-model-check for a "
+		       "server without a model list)", cfg.url, status, msg);
+	}
+	o = json_loadb(body, len, 0, NULL);
+	free(body);
+	data = json_object_get(o, "data");
+	json_array_foreach(data, i, m) {
+		const char *id = json_string_value(json_object_get(m, "id"));
+
+		if (!id)
+			continue;
+		if (!strcmp(id, cfg.model))
+			found = 1;
+		if (n + strlen(id) + 3 < sizeof(names))
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s'%s'", n ? ", " : "", id);
+	}
+	if (!json_is_array(data)) {
+		json_decref(o);
+		gp_die(GP_EXIT_UNAVAILABLE, "%s: GET /v1/models: not an OpenAI model list "
+		       "(--no-model-check for a server without one)", cfg.url);
+	}
+	json_decref(o);
+	if (!found)
+		gp_die(GP_EXIT_USAGE, "--model '%s': %s serves %s (--no-model-check to send anyway)",
+		       cfg.model, cfg.url, n ? names : "no model");
+}
+
+/* The end-of-run summary on stderr: what a user reads first. */
+static void print_summary(double offered, double achieved)
+{
+	const struct gp_pace_hist *h[4] = { &G.s_ttft, &G.s_tpot, &G.s_e2e, &G.s_itl };
+	static const char *const nm[4] = { "TTFT", "TPOT", "E2E", "ITL" };
+	double span = G.last_end_ns > G.first_token_ns ? gp_ns_to_s(G.last_end_ns - G.first_token_ns) : NAN;
+	int i;
+
+	fprintf(stderr, "%s: %lu attempted, %lu ok, %lu single_token, %lu failed\n", gp_progname(),
+		G.attempted, G.ok, G.single, G.failed);
+	for (i = 1; i < E_NCLASS; i++)
+		if (G.by_err[i]) {
+			fprintf(stderr, "  %-16s %6lu", gp_stream_class_name(i), G.by_err[i]);
+			if (G.first_status[i])
+				fprintf(stderr, "  first: HTTP %ld", G.first_status[i]);
+			if (G.first_detail[i][0])
+				fprintf(stderr, "%s %s", G.first_status[i] ? "," : "  first:", G.first_detail[i]);
+			fputc('\n', stderr);
+		}
+	for (i = 0; i < 4; i++)
+		if (h[i]->count)
+			fprintf(stderr, "  %-4s ms  p50 %9.3f  p90 %9.3f  p99 %9.3f  max %9.3f  (n %llu)\n", nm[i],
+				gp_pace_hist_quantile(h[i], 0.5) / 1e6, gp_pace_hist_quantile(h[i], 0.9) / 1e6,
+				gp_pace_hist_quantile(h[i], 0.99) / 1e6, (double)h[i]->max_ns / 1e6,
+				(unsigned long long)h[i]->count);
+	fprintf(stderr, "  output %.1f tok/s; offered %.3f req/s, achieved %.3f req/s\n",
+		span > 0 ? (double)G.out_tokens / span : 0.0, offered, achieved);
+}
+
 static void raise_nofile(void)
 {
 	struct rlimit rl;
@@ -1491,7 +1476,7 @@ int main(int argc, char **argv)
 	double t_first = 0, t_last = 0, trace_rps = 0;
 	int64_t spin_ns, next_sweep = 0, next_progress = 0, sweep_ns;
 	struct req *la;
-	int interrupted = 0, show_progress, i;
+	int interrupted = 0, unreachable = 0, show_progress, i;
 
 	gp_log_init(argv[0]);
 	parse_args(argc, argv);
@@ -1519,6 +1504,9 @@ int main(int argc, char **argv)
 					  "field 't_s' goes back in time (%g after %g at %s:%lu)", rec.t_s, t_last,
 					  name_prev ? name_prev : "-", line_prev);
 			t_last = rec.t_s;
+			if (!ids_add(rec.id))
+				gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in),
+					  "field 'id': '%s' is not unique in the trace", rec.id);
 			line_prev = gp_input_line(&S.t.in);
 			name_prev = in_name(&S.t);
 			nrec++;
@@ -1526,7 +1514,10 @@ int main(int argc, char **argv)
 		}
 		gp_trace_release(&rec);
 		gp_input_release(&S.t.in);
+		ids_free();
 	}
+	if (nrec == 0)
+		gp_die(GP_EXIT_DATAERR, "%s: the trace holds no record", cfg.npaths ? cfg.paths[0] : "-");
 	trace_rps = gp_pace_trace_rps(nrec, t_first, t_last);
 	if (cfg.poisson_rps > 0) {
 		gp_pace_poisson(&S.pace, cfg.poisson_rps, cfg.seed);
@@ -1549,25 +1540,25 @@ int main(int argc, char **argv)
 	hopts.http2 = cfg.http2;
 	hopts.deadline_ms = cfg.deadline_s > 0 ? (long)ceil(cfg.deadline_s * 1000) : 0;
 	hopts.connect_timeout_ms = hopts.deadline_ms && hopts.deadline_ms < 10000 ? hopts.deadline_ms : 10000;
+	hopts.cacert = cfg.cacert;
+	hopts.insecure = cfg.insecure;
 	G.http = gp_http_new(&hopts, &hops);
 	if (!G.http)
 		gp_die(GP_EXIT_SOFTWARE, "cannot create the HTTP engine");
-	if (cfg.api_key) {
-		struct sb a = { 0 };
-
-		sb_str(&a, "Authorization: Bearer ");
-		sb_str(&a, cfg.api_key);
-		if (gp_http_add_header(G.http, a.p))
-			gp_die(GP_EXIT_SOFTWARE, "out of memory");
-		memset(a.p, 0, a.len);
-		free(a.p);
-	}
+	if (gp_stream_headers(G.http, 1, cfg.api_key))
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	check_server();
 	for (i = 0; i < cfg.nhdrs; i++)
 		if (gp_http_add_header(G.http, cfg.hdrs[i]))
 			gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	if (gp_out_open(&G.out, cfg.out_path, cfg.gzip))
 		gp_die(GP_EXIT_SOFTWARE, "%s: %s", cfg.out_path ? cfg.out_path : "-", strerror(errno));
 	G.inflight.next = G.inflight.prev = &G.inflight;
+	G.waiting.next = G.waiting.prev = &G.waiting;
+	gp_pace_hist_init(&G.s_ttft);
+	gp_pace_hist_init(&G.s_tpot);
+	gp_pace_hist_init(&G.s_e2e);
+	gp_pace_hist_init(&G.s_itl);
 	gp_pace_hist_init(&G.late);
 	gp_pace_hist_init(&G.conn);
 	G.schedstat_fd = open("/proc/self/schedstat", O_RDONLY | O_CLOEXEC);
@@ -1634,6 +1625,13 @@ int main(int argc, char **argv)
 			interrupted = 1;
 			break;
 		}
+		if (G.by_err[GP_STREAM_CONNECT] && !G.any_sent) {
+			/* Nothing listens (any more): stop now, not after the
+			 * whole schedule. */
+			gp_warn("%s: %s; stopping the run", cfg.url, G.first_detail[GP_STREAM_CONNECT]);
+			unreachable = interrupted = 1;
+			break;
+		}
 		can_send = la && (!cfg.max_inflight || G.n_inflight < cfg.max_inflight);
 		if (can_send && now >= la->sched_ns) {
 			dispatch(la);
@@ -1664,8 +1662,8 @@ int main(int argc, char **argv)
 		if (sweep_ns && now >= next_sweep) {
 			int64_t lim = (int64_t)(cfg.idle_s * 1e9);
 			/* Oldest activity last: cancel from the tail while idle. */
-			while (G.inflight.prev != &G.inflight && now - G.inflight.prev->last_byte_ns >= lim)
-				abort_req(G.inflight.prev, E_HANG, now);
+			while (G.inflight.prev != &G.inflight && now - G.inflight.prev->st.last_byte_ns >= lim)
+				abort_req(G.inflight.prev, GP_STREAM_HANG, now);
 			next_sweep = now + sweep_ns;
 		}
 		if (show_progress && now >= next_progress) {
@@ -1677,7 +1675,9 @@ int main(int argc, char **argv)
 		int64_t now = gp_now_ns();
 
 		while (G.inflight.next != &G.inflight)
-			abort_req(G.inflight.next, E_CANCELLED, now);
+			abort_req(G.inflight.next, GP_STREAM_CANCELLED, now);
+		while (G.waiting.next != &G.waiting)
+			abort_req(G.waiting.next, GP_STREAM_CANCELLED, now);
 		if (la)
 			req_put(la);	/* prepared, never sent: not attempted */
 	}
@@ -1686,17 +1686,23 @@ int main(int argc, char **argv)
 	if (cfg.nscrape && !interrupted)
 		scrape_all("after", 0);
 	write_trailer(interrupted);
+	print_summary(G.rate_rps, G.attempted >= 2 && G.last_send_ns > G.first_send_ns
+		      ? (double)(G.attempted - 1) / gp_ns_to_s(G.last_send_ns - G.first_send_ns) : NAN);
 	if (gp_out_close(&G.out)) {
 		if (errno == EPIPE)
 			return GP_EXIT_NEGATIVE;
 		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
 	}
 	gp_http_free(G.http);
-	if (interrupted)
-		return GP_EXIT_NEGATIVE;
-	if (G.attempted && G.by_err[E_CONNECT] == G.attempted) {
+	if (unreachable || (G.attempted && G.by_err[GP_STREAM_CONNECT] == G.attempted)) {
 		gp_warn("%s: no request could connect", cfg.url);
 		return GP_EXIT_UNAVAILABLE;
+	}
+	if (interrupted)
+		return GP_EXIT_NEGATIVE;
+	if (G.attempted && G.ok + G.single == 0) {
+		gp_warn("every request failed (%lu attempted)", G.attempted);
+		return GP_EXIT_NEGATIVE;
 	}
 	return GP_EXIT_OK;
 }

@@ -25,12 +25,18 @@ class H(BaseHTTPRequestHandler):
     def log_message(self, *a): pass
     def chunk(self, b):
         self.wfile.write(b"%x\r\n" % len(b) + b + b"\r\n"); self.wfile.flush()
+    def do_GET(self):
+        msg = json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode()
+        self.send_response(200 if self.path == "/v1/models" else 404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(msg))); self.end_headers(); self.wfile.write(msg)
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         rid = self.headers.get("X-Request-Id", "")
         log.write(json.dumps({"id": rid, "auth": self.headers.get("Authorization"),
                               "key": self.headers.get("X-Cache-Key"), "extra": self.headers.get("X-Extra"),
-                              "path": self.path, "body": body}) + "\n"); log.flush()
+                              "path": self.path, "ct": self.headers.get("Content-Type"),
+                              "accept": self.headers.get("Accept"), "body": body}) + "\n"); log.flush()
         if rid == "deny":
             msg = json.dumps({"error": {"message": "bad key %s\nfor you" % (self.headers.get("Authorization") or "")}}).encode()
             self.send_response(401); self.send_header("Content-Type", "application/json")
@@ -83,6 +89,9 @@ test_expect_success 'replay with GP_API_KEY, key header, -H, receipts from id, b
 test_expect_success 'the server got Authorization: Bearer KEY, the ids, the cache key and -H' '
 	sel ".id == \"r1\"" seen.ndjson | all_of ".auth == \"Bearer $KEY\" and .key == \"doc-1\" and .extra == \"yes\" and .path == \"/v1/chat/completions\"" &&
 	sel ".id == \"deny\"" seen.ndjson | all_of ".key == null"
+'
+test_expect_success 'every request declares a JSON body and asks for an event stream' '
+	all_of ".ct == \"application/json\" and .accept == \"text/event-stream\"" <seen.ndjson
 '
 test_expect_success 'the request body asks for exactly output_tokens, streamed with usage' '
 	sel ".id == \"r1\"" seen.ndjson | all_of ".body.max_tokens == 5 and .body.min_tokens == 5 and .body.ignore_eos == true and

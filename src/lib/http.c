@@ -175,6 +175,18 @@ static int close_cb(void *clientp, curl_socket_t fd)
 	return close(fd);
 }
 
+/* Certificates: verified by default (libcurl's CA bundle), or against
+ * opts.cacert; not at all with opts.insecure. */
+static void set_tls(CURL *e, const struct gp_http_opts *o)
+{
+	if (o->cacert && *o->cacert)
+		curl_easy_setopt(e, CURLOPT_CAINFO, o->cacert);
+	if (o->insecure) {
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+}
+
 static void set_socket_cbs(CURL *e, struct gp_http *h)
 {
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_cb);
@@ -313,6 +325,7 @@ struct gp_http_xfer *gp_http_xfer_new(struct gp_http *h, void *user)
 		curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, h->opts.connect_timeout_ms);
 	if (h->opts.buffer_size > 0)
 		curl_easy_setopt(e, CURLOPT_BUFFERSIZE, h->opts.buffer_size);
+	set_tls(e, &h->opts);
 	return x;
 }
 
@@ -412,6 +425,8 @@ static enum gp_http_err classify(CURLcode rc, const struct gp_http_xfer *x)
 	case CURLE_COULDNT_RESOLVE_HOST:
 	case CURLE_COULDNT_RESOLVE_PROXY:
 	case CURLE_COULDNT_CONNECT:
+	case CURLE_SSL_CONNECT_ERROR:		/* TLS handshake: nothing was sent */
+	case CURLE_PEER_FAILED_VERIFICATION:
 		return GP_HTTP_ECONNECT;
 	case CURLE_OPERATION_TIMEDOUT:
 		return GP_HTTP_ETIMEOUT;
@@ -530,6 +545,7 @@ int gp_http_warm(struct gp_http *h, const char *url, int n, long timeout_ms)
 		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
 		curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard_cb);
 		curl_easy_setopt(e, CURLOPT_PRIVATE, NULL);
+		set_tls(e, &h->opts);
 		set_socket_cbs(e, h);
 		if (curl_multi_add_handle(h->multi, e) != CURLM_OK) {
 			curl_easy_cleanup(e);
@@ -570,17 +586,22 @@ static size_t fetch_cb(char *buf, size_t size, size_t n, void *userp)
 	return len;
 }
 
-int gp_http_fetch(const char *url, long timeout_ms, size_t max, char **body, size_t *len,
-		  long *status, char *err, size_t errlen)
+static int fetch(const struct gp_http *h, const char *url, long timeout_ms, size_t max, char **body,
+		 size_t *len, long *status, char *err, size_t errlen, enum gp_http_err *kind)
 {
 	struct fetchbuf f = { NULL, 0, max };
 	char ebuf[CURL_ERROR_SIZE] = "";
 	CURL *e = curl_easy_init();
 	CURLcode rc;
 
+	*kind = GP_HTTP_EOTHER;
 	if (!e) {
 		seterr(err, errlen, "out of memory");
 		return -1;
+	}
+	if (h) {
+		set_tls(e, &h->opts);
+		curl_easy_setopt(e, CURLOPT_HTTPHEADER, h->common);
 	}
 	curl_easy_setopt(e, CURLOPT_URL, url);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
@@ -592,6 +613,9 @@ int gp_http_fetch(const char *url, long timeout_ms, size_t max, char **body, siz
 	rc = curl_easy_perform(e);
 	if (rc != CURLE_OK) {
 		seterr(err, errlen, ebuf[0] ? ebuf : curl_easy_strerror(rc));
+		*kind = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+			rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION
+			? GP_HTTP_ECONNECT : rc == CURLE_OPERATION_TIMEDOUT ? GP_HTTP_ETIMEOUT : GP_HTTP_EOTHER;
 		curl_easy_cleanup(e);
 		free(f.p);
 		return -1;
@@ -604,5 +628,23 @@ int gp_http_fetch(const char *url, long timeout_ms, size_t max, char **body, siz
 	}
 	*body = f.p;
 	*len = f.len;
+	*kind = GP_HTTP_OK;
 	return 0;
+}
+
+int gp_http_fetch(const char *url, long timeout_ms, size_t max, char **body, size_t *len,
+		  long *status, char *err, size_t errlen)
+{
+	enum gp_http_err k;
+
+	return fetch(NULL, url, timeout_ms, max, body, len, status, err, errlen, &k);
+}
+
+enum gp_http_err gp_http_get(const struct gp_http *h, const char *url, long timeout_ms, size_t max,
+			     char **body, size_t *len, long *status, char *err, size_t errlen)
+{
+	enum gp_http_err k;
+
+	fetch(h, url, timeout_ms, max, body, len, status, err, errlen, &k);
+	return k;
 }

@@ -65,6 +65,8 @@ struct gp_http_opts {
 	long connect_timeout_ms;/* 0 = libcurl's default */
 	long max_connects;	/* size of the connection cache (0: 100000) */
 	long buffer_size;	/* receive buffer per transfer, 0 = libcurl's 16 KiB */
+	const char *cacert;	/* https: verify against this CA file (borrowed), NULL: system's */
+	int insecure;		/* https: do not verify the certificate or the host name */
 };
 
 struct gp_http;
@@ -145,5 +147,16 @@ int gp_http_warm(struct gp_http *h, const char *url, int n, long timeout_ms);
  */
 int gp_http_fetch(const char *url, long timeout_ms, size_t max, char **body, size_t *len,
 		  long *status, char *err, size_t errlen);
+
+/*
+ * Blocking GET of url with h's headers (gp_http_add_header) and TLS options,
+ * outside the engine's multi handle (before a run: the model list).
+ * GP_HTTP_OK with *body (malloc'd, NUL-terminated, at most max bytes; caller
+ * frees) and *status, else GP_HTTP_ECONNECT (nothing listening, TLS
+ * handshake or certificate refused), GP_HTTP_ETIMEOUT or GP_HTTP_EOTHER, with
+ * libcurl's reason in err.
+ */
+enum gp_http_err gp_http_get(const struct gp_http *h, const char *url, long timeout_ms, size_t max,
+			     char **body, size_t *len, long *status, char *err, size_t errlen);
 
 #endif

@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stream — one streamed completion: state, SSE feed, timings, tokens and
+ * its error class (see stream.h for the definitions).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "clock.h"
+#include "openai.h"
+#include "stream.h"
+#include "banned.h"
+
+static const char *const names[GP_STREAM_NCLASS] = {
+	NULL, "connect", "http_status", "not_streamed", "timeout", "hang", "truncated", "reset",
+	"invalid_framing", "cancelled", "empty", "stream_error", "other",
+};
+
+const char *gp_stream_class_name(int cls)
+{
+	return cls > 0 && cls < GP_STREAM_NCLASS ? names[cls] : NULL;
+}
+
+static int on_event(const char *type, const char *data, size_t len, void *arg);
+
+int gp_stream_init(struct gp_stream *s, struct gp_http *h, void *user, size_t max_event)
+{
+	memset(s, 0, sizeof(*s));
+	s->x = gp_http_xfer_new(h, user);
+	if (!s->x)
+		return -1;
+	gp_sse_init(&s->sse_p, max_event, on_event, s);
+	return 0;
+}
+
+void gp_stream_release(struct gp_stream *s)
+{
+	if (s->x)
+		gp_http_xfer_free(s->x);
+	s->x = NULL;
+	gp_sse_release(&s->sse_p);
+	free(s->itl);
+	s->itl = NULL;
+	s->itl_n = s->itl_cap = 0;
+}
+
+int gp_stream_headers(struct gp_http *h, int streaming, const char *api_key)
+{
+	char line[4200];
+	int rc = 0;
+
+	if (gp_http_add_header(h, GP_OAI_CONTENT_TYPE))
+		return -1;
+	if (streaming && gp_http_add_header(h, GP_OAI_ACCEPT_SSE))
+		return -1;
+	if (api_key) {
+		if (snprintf(line, sizeof(line), "Authorization: Bearer %s", api_key) >= (int)sizeof(line))
+			return -1;
+		rc = gp_http_add_header(h, line);
+		explicit_bzero(line, sizeof(line));
+	}
+	return rc;
+}
+
+static int key_ok(const char *k)
+{
+	for (; *k; k++)
+		if ((unsigned char)*k < 0x20 || *k == 0x7f)
+			return 0;
+	return 1;
+}
+
+int gp_stream_api_key(const char *file, char *out, size_t cap, char *err, size_t errlen)
+{
+	const char *k;
+
+	out[0] = '\0';
+	if (file) {
+		FILE *f = fopen(file, "r");
+		size_t n;
+
+		if (!f) {
+			snprintf(err, errlen, "%s: %s", file, strerror(errno));
+			return -1;
+		}
+		if (!fgets(out, (int)cap, f))
+			out[0] = '\0';
+		fclose(f);
+		n = strcspn(out, "\r\n");
+		out[n] = '\0';
+		if (!n || !key_ok(out)) {
+			explicit_bzero(out, cap);
+			snprintf(err, errlen, "%s: %s", file, n ? "the key holds a control character"
+							       : "no key on the first line");
+			return -1;
+		}
+		return 1;
+	}
+	k = getenv("GP_API_KEY");
+	if (!k || !*k)
+		k = getenv("OPENAI_API_KEY");
+	if (!k || !*k)
+		return 0;
+	if (!key_ok(k) || strlen(k) >= cap) {
+		snprintf(err, errlen, "the API key in the environment holds a control character or is too long");
+		return -1;
+	}
+	snprintf(out, cap, "%s", k);
+	return 1;
+}
+
+int gp_stream_start(struct gp_stream *s, const char *url, const char *body, size_t len,
+		    const char *const *xhdr, int nxhdr)
+{
+	s->sent_ns = s->first_ns = s->last_ns = s->done_ns = s->end_ns = 0;
+	s->last_byte_ns = gp_now_ns();
+	s->status = s->connects = 0;
+	s->usage_out = s->usage_in = -1;
+	s->content_events = 0;
+	s->saw_done = s->saw_finish = s->stream_error = s->sse = 0;
+	s->cls = GP_STREAM_OK;
+	s->content_type[0] = s->id[0] = s->detail[0] = '\0';
+	s->body_len = 0;
+	s->itl_n = 0;
+	gp_sse_reset(&s->sse_p);
+	if (gp_http_start(s->x, url, body, len, xhdr, nxhdr)) {
+		s->cls = GP_STREAM_OTHER;
+		snprintf(s->detail, sizeof(s->detail), "libcurl refused the transfer");
+		s->end_ns = s->last_byte_ns;
+		return -1;
+	}
+	return 0;
+}
+
+void gp_stream_on_sent(struct gp_stream *s, int64_t t)
+{
+	s->sent_ns = t;
+	s->last_byte_ns = t;
+}
+
+void gp_stream_on_header(struct gp_stream *s, const char *line, size_t len, int64_t t)
+{
+	size_t i = 13, k = 0;
+
+	s->last_byte_ns = t;
+	if (len >= 5 && !strncmp(line, "HTTP/", 5)) {
+		/* A new response (after a 100 Continue or a redirect): forget
+		 * the previous one's content type. */
+		s->content_type[0] = '\0';
+		s->sse = 0;
+		return;
+	}
+	if (len < 13 || strncasecmp(line, "content-type:", 13))
+		return;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	while (i < len && line[i] != '\r' && line[i] != '\n' && k + 1 < sizeof(s->content_type))
+		s->content_type[k++] = (unsigned char)line[i] < 0x20 ? ' ' : line[i], i++;
+	s->content_type[k] = '\0';
+	k = strcspn(s->content_type, "; \t");
+	s->sse = k == 17 && !strncasecmp(s->content_type, "text/event-stream", 17);
+}
+
+static void keep_body(struct gp_stream *s, const char *buf, size_t len)
+{
+	size_t room = sizeof(s->body) - 1 - s->body_len;
+
+	if (len > room)
+		len = room;
+	memcpy(s->body + s->body_len, buf, len);
+	s->body_len += len;
+	s->body[s->body_len] = '\0';
+}
+
+int gp_stream_on_body(struct gp_stream *s, long status, const char *buf, size_t len, int64_t t)
+{
+	s->last_byte_ns = t;
+	s->status = status;
+	if (status < 200 || status > 299 || !s->sse) {
+		keep_body(s, buf, len);
+		return 0;
+	}
+	s->now_ns = t;
+	if (gp_sse_feed(&s->sse_p, buf, len)) {
+		if (!s->cls)
+			s->cls = GP_STREAM_INVALID_FRAMING;
+		return 1;
+	}
+	return 0;
+}
+
+static void add_itl(struct gp_stream *s, float ms)
+{
+	if (s->itl_n == s->itl_cap) {
+		size_t nc = s->itl_cap ? s->itl_cap * 2 : 64;
+		float *p = realloc(s->itl, nc * sizeof(*p));
+
+		if (!p)
+			return;		/* the gap is lost, the measurement is not */
+		s->itl = p;
+		s->itl_cap = nc;
+	}
+	s->itl[s->itl_n++] = ms;
+}
+
+static int on_event(const char *type, const char *data, size_t len, void *arg)
+{
+	struct gp_stream *s = arg;
+	struct gp_sse_chunk c;
+
+	if (s->saw_done)
+		return 0;		/* anything after [DONE] is ignored */
+	switch (gp_oai_chunk_read(data, len, &c)) {
+	case GP_OAI_DONE:
+		s->saw_done = 1;
+		s->done_ns = s->now_ns;
+		return 0;
+	case GP_OAI_EBAD:
+		s->cls = GP_STREAM_INVALID_FRAMING;
+		snprintf(s->detail, sizeof(s->detail), "an SSE event is not a JSON object");
+		return 1;
+	}
+	if (c.has_error && !s->stream_error) {
+		s->stream_error = 1;
+		gp_oai_error_read(data, len, s->secret, s->detail, sizeof(s->detail));
+	}
+	if (c.content) {
+		s->content_events++;
+		if (!s->first_ns)
+			s->first_ns = s->now_ns;
+		else if (s->keep_itl)
+			add_itl(s, (float)gp_ns_to_ms(s->now_ns - s->last_ns));
+		s->last_ns = s->now_ns;
+	}
+	if (c.finish)
+		s->saw_finish = 1;
+	if (c.completion_tokens >= 0)
+		s->usage_out = c.completion_tokens;
+	if (c.prompt_tokens >= 0)
+		s->usage_in = c.prompt_tokens;
+	if (!s->id[0] && c.id[0])
+		snprintf(s->id, sizeof(s->id), "%s", c.id);
+	return 0;
+}
+
+/* The class of a transfer http.c completed without error. */
+static int classify_ok(struct gp_stream *s)
+{
+	if (s->status < 200 || s->status > 299) {
+		gp_oai_error_read(s->body, s->body_len, s->secret, s->detail, sizeof(s->detail));
+		return GP_STREAM_HTTP_STATUS;
+	}
+	if (!s->sse) {
+		snprintf(s->detail, sizeof(s->detail), "Content-Type: %s",
+			 s->content_type[0] ? s->content_type : "(none)");
+		return GP_STREAM_NOT_STREAMED;
+	}
+	if (gp_sse_finish(&s->sse_p) < 0) {
+		snprintf(s->detail, sizeof(s->detail), "an SSE event over the size bound");
+		return GP_STREAM_INVALID_FRAMING;
+	}
+	if (s->stream_error)
+		return GP_STREAM_STREAM_ERROR;
+	if (!s->saw_done || !s->saw_finish) {
+		snprintf(s->detail, sizeof(s->detail), "the stream ended without %s",
+			 !s->saw_done && !s->saw_finish ? "finish_reason and [DONE]"
+			 : !s->saw_done ? "[DONE]" : "finish_reason");
+		return GP_STREAM_TRUNCATED;
+	}
+	if (!s->first_ns) {
+		snprintf(s->detail, sizeof(s->detail), "the stream carried no content token");
+		return GP_STREAM_EMPTY;
+	}
+	return GP_STREAM_OK;
+}
+
+int gp_stream_on_done(struct gp_stream *s, const struct gp_http_result *res, int64_t t)
+{
+	int cls = GP_STREAM_OK;
+
+	s->end_ns = s->saw_done ? s->done_ns : t;
+	s->connects = gp_http_connects(s->x);
+	if (res->status)
+		s->status = res->status;
+	switch (res->err) {
+	case GP_HTTP_OK:
+		cls = classify_ok(s);
+		break;
+	case GP_HTTP_ECONNECT:
+		cls = GP_STREAM_CONNECT;
+		snprintf(s->detail, sizeof(s->detail), "%s", res->detail);
+		break;
+	case GP_HTTP_ERESET:
+		cls = GP_STREAM_RESET;
+		snprintf(s->detail, sizeof(s->detail), "%s", res->detail);
+		break;
+	case GP_HTTP_EFRAMING:
+		cls = GP_STREAM_INVALID_FRAMING;
+		snprintf(s->detail, sizeof(s->detail), "%s", res->detail);
+		break;
+	case GP_HTTP_ETIMEOUT:
+		cls = GP_STREAM_TIMEOUT;
+		snprintf(s->detail, sizeof(s->detail), "%s", s->first_ns ? "over the deadline while streaming"
+									: "no first token before the deadline");
+		break;
+	case GP_HTTP_EABORT:
+		cls = s->cls ? s->cls : GP_STREAM_OTHER;
+		break;
+	default:
+		cls = GP_STREAM_OTHER;
+		snprintf(s->detail, sizeof(s->detail), "%s", res->detail);
+		break;
+	}
+	gp_oai_scrub(s->detail, sizeof(s->detail), s->secret);
+	s->cls = cls;
+	return cls;
+}
+
+void gp_stream_abort(struct gp_stream *s, int cls, int64_t t)
+{
+	long st = gp_http_status(s->x);
+
+	if (st)
+		s->status = st;
+	s->connects = gp_http_connects(s->x);
+	gp_http_cancel(s->x);
+	s->cls = cls;
+	s->end_ns = t;
+	if (cls == GP_STREAM_HANG)
+		snprintf(s->detail, sizeof(s->detail), "no byte for %.3f s after %ld content events",
+			 gp_ns_to_s(t - s->last_byte_ns), s->content_events);
+}
+
+static double ms_between(int64_t a, int64_t b)
+{
+	return a && b ? gp_ns_to_ms(b - a) : NAN;
+}
+
+void gp_stream_result(const struct gp_stream *s, struct gp_stream_result *r)
+{
+	int sent = s->sent_ns != 0;
+
+	r->cls = s->cls;
+	r->out_tokens = s->usage_out >= 0 ? s->usage_out : s->content_events;
+	r->tokens_from = !sent ? NULL : s->usage_out >= 0 ? "usage" : s->content_events ? "chunks" : NULL;
+	if (!r->tokens_from)
+		r->out_tokens = -1;
+	r->ttft_ms = sent && s->first_ns ? ms_between(s->sent_ns, s->first_ns) : NAN;
+	r->e2e_ms = sent ? ms_between(s->sent_ns, s->end_ns) : NAN;
+	r->tpot_ms = NAN;
+	if (s->cls)
+		r->outcome = "failed";
+	else if (r->out_tokens == 1)
+		r->outcome = "single_token";
+	else {
+		r->outcome = "ok";
+		if (r->out_tokens >= 2)
+			r->tpot_ms = (r->e2e_ms - r->ttft_ms) / (double)(r->out_tokens - 1);
+	}
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stream — one streamed OpenAI completion over the gp_http engine: its
+ * state, its SSE feed, its timings, its token count and the class of what
+ * went wrong.  gp-replay, gp-health, gp-probe and gp-calibrate all measure a
+ * request through it, so TTFT means the same thing in every tool.
+ *
+ * Timings (CLOCK_MONOTONIC ns, 0 = did not happen), taken in http.c's
+ * callbacks:
+ *   sent   CURLOPT_PREREQFUNCTION: the request is about to be written;
+ *   first  the write callback in which the first content-bearing SSE event
+ *          completed (its blank line arrived) — a role-only first chunk is
+ *          not content (openai.h);
+ *   last   the same for the last content-bearing event;
+ *   end    the write callback in which "data: [DONE]" completed, else the
+ *          end of the transfer.
+ *   TTFT = first − sent;  E2E = end − sent;
+ *   TPOT = (E2E − TTFT) / (out_tokens − 1) for out_tokens ≥ 2 (vLLM's
+ *          benchmark_serving and DistServe's definition), so TPOT stays
+ *          right when one chunk carries several tokens;
+ *   ITL  = the gaps between consecutive content events (per chunk, not per
+ *          token), kept when asked for.
+ * out_tokens = usage.completion_tokens when the server sent usage
+ * (tokens_from "usage"), else the number of content events ("chunks").
+ *
+ * Classes (DESIGN.md §3): connect (nothing sent), http_status (a non-2xx;
+ * the server's message, scrubbed, in detail), not_streamed (a 2xx that is
+ * not text/event-stream; its content type in detail), timeout (over the
+ * deadline — the only bound on the wait for the first token), hang (a
+ * stream that had started — first content token received — then sent
+ * nothing for the idle limit; the caller decides, gp_stream_abort), truncated
+ * (ended without [DONE] or without finish_reason), reset, invalid_framing
+ * (bad HTTP chunking, an SSE event that is not JSON or over the bound),
+ * cancelled (interrupted), stream_error (an in-stream {"error":…} event),
+ * empty (a complete stream without one content token), other.
+ *
+ * Ownership: a struct gp_stream is embedded in the caller's per-request
+ * struct; gp_stream_init creates its transfer with the caller's `user`
+ * pointer (the one http.c passes to the callbacks), gp_stream_release frees
+ * it.  `detail` and `id` are owned by the stream and valid until the next
+ * gp_stream_start.  The body and headers given to gp_stream_start are
+ * borrowed until the transfer ends (http.h).
+ */
+#ifndef GP_STREAM_H
+#define GP_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "http.h"
+#include "sse.h"
+
+enum gp_stream_class {
+	GP_STREAM_OK = 0, GP_STREAM_CONNECT, GP_STREAM_HTTP_STATUS, GP_STREAM_NOT_STREAMED,
+	GP_STREAM_TIMEOUT, GP_STREAM_HANG, GP_STREAM_TRUNCATED, GP_STREAM_RESET,
+	GP_STREAM_INVALID_FRAMING, GP_STREAM_CANCELLED, GP_STREAM_EMPTY, GP_STREAM_STREAM_ERROR,
+	GP_STREAM_OTHER, GP_STREAM_NCLASS
+};
+
+/* The record's name of a class ("connect", …); NULL for GP_STREAM_OK. */
+const char *gp_stream_class_name(int cls);
+
+struct gp_stream {
+	struct gp_http_xfer *x;
+	const char *secret;		/* scrubbed from every detail (borrowed) */
+	int keep_itl;			/* collect ITL gaps */
+	/* timings, ns */
+	int64_t sent_ns, first_ns, last_ns, done_ns, end_ns, last_byte_ns;
+	long status;			/* HTTP status, 0 before one arrived */
+	long connects;			/* new connections the transfer opened */
+	long usage_out, usage_in;	/* from usage, -1 when not sent */
+	long content_events;
+	int saw_done, saw_finish, stream_error, sse;	/* sse: Content-Type was text/event-stream */
+	int cls;			/* the class, once over */
+	char content_type[96];
+	char id[256];			/* the first chunk's "id" */
+	char detail[256];		/* the class's detail, "" when none */
+	char body[1024];		/* head of a non-SSE body (errors) */
+	size_t body_len;
+	struct gp_sse sse_p;
+	float *itl;			/* ms */
+	size_t itl_n, itl_cap;
+	int64_t now_ns;
+};
+
+/* 0, or -1 (out of memory). */
+int gp_stream_init(struct gp_stream *s, struct gp_http *h, void *user, size_t max_event);
+void gp_stream_release(struct gp_stream *s);
+
+/*
+ * Add the header lines every request carries to the engine: Content-Type:
+ * application/json, Accept: text/event-stream (when streaming) and, when
+ * api_key is not NULL, Authorization: Bearer <key> (the copy that was built
+ * is wiped).  0 or -1.
+ */
+int gp_stream_headers(struct gp_http *h, int streaming, const char *api_key);
+
+/*
+ * The API key: read from `file` when given (its first line, without the line
+ * ending), else GP_API_KEY, else OPENAI_API_KEY.  Returns 1 with the key in
+ * out, 0 when there is none, -1 with a reason in err (that never holds the
+ * key) when the file cannot be read, is empty, or the key holds a control
+ * character.
+ */
+int gp_stream_api_key(const char *file, char *out, size_t cap, char *err, size_t errlen);
+
+/* Reset the state and start the POST.  0, or -1 when libcurl refused it
+ * (the class is then GP_STREAM_OTHER, with a detail). */
+int gp_stream_start(struct gp_stream *s, const char *url, const char *body, size_t len,
+		    const char *const *xhdr, int nxhdr);
+
+/* Forward the gp_http callbacks here (the caller's own come first or after). */
+void gp_stream_on_sent(struct gp_stream *s, int64_t t);
+void gp_stream_on_header(struct gp_stream *s, const char *line, size_t len, int64_t t);
+/* Returns what the http on_body callback must return. */
+int gp_stream_on_body(struct gp_stream *s, long status, const char *buf, size_t len, int64_t t);
+/* Classify the finished transfer; returns the class. */
+int gp_stream_on_done(struct gp_stream *s, const struct gp_http_result *res, int64_t t);
+/* Stop a running transfer ourselves (hang, cancelled) with that class. */
+void gp_stream_abort(struct gp_stream *s, int cls, int64_t t);
+
+/* 1 once the first content token arrived. */
+static inline int gp_stream_started(const struct gp_stream *s)
+{
+	return s->first_ns != 0;
+}
+
+/* What a finished stream measured.  NaN where not defined. */
+struct gp_stream_result {
+	double ttft_ms, tpot_ms, e2e_ms;
+	long out_tokens;		/* -1 when unknown (nothing received) */
+	const char *tokens_from;	/* "usage", "chunks" or NULL */
+	const char *outcome;		/* "ok", "single_token", "failed" */
+	int cls;
+};
+
+void gp_stream_result(const struct gp_stream *s, struct gp_stream_result *r);
+
+#endif
