@@ -110,6 +110,11 @@ static const struct spec specs[] = {
 	{ "knee", "arm", K_STR, 1 }, { "knee", "rate_rps", K_NUM, 0 },
 	{ "knee", "good_fraction", K_NUM, 0 }, { "knee", "target", K_NUM, 0 },
 	{ "knee", "goodput_rps", K_NUM, 0 }, { "knee", "goodput_rps_per_accel", K_NUM, 0 },
+	{ "knee", "achieved_rps", K_NUM, 0 }, { "knee", "goodput_ci", K_OBJ, 0 },
+	{ "knee", "crossing_ci", K_OBJ, 0 }, { "knee", "edge", K_STR, 0 },
+	{ "knee_compare", "arm", K_STR, 1 }, { "knee_compare", "vs", K_STR, 0 },
+	{ "knee_compare", "verdict", K_STR, 0 }, { "knee_compare", "diff_goodput", K_NUM, 0 },
+	{ "arm_summary", "achieved_rps", K_NUM, 0 },
 	{ "discard", "arm", K_STR, 1 }, { "discard", "rate_rps", K_NUM, 1 },
 	{ "discard", "rep", K_INT, 1 }, { "discard", "reasons", K_ARR, 1 },
 	{ "validity", "kept", K_INT, 1 }, { "validity", "discarded", K_INT, 1 },
@@ -355,7 +360,8 @@ static const char *ci_text(const json_t *ci, const char *(*f)(double))
 
 	if (isnan(lo) || isnan(hi))
 		return "n/a";
-	snprintf(b, sizeof(ring[0]), "[%s, %s]", f(lo), f(hi));
+	snprintf(b, sizeof(ring[0]), "[%s, %s]%s%s", f(lo), f(hi),
+		 tri(ci, "degenerate") == 1 ? " degenerate" : "", tri(ci, "sparse") == 1 ? " sparse" : "");
 	return b;
 }
 
@@ -413,7 +419,11 @@ static double moderate_rate(const struct model *m, const struct opts *o, const c
 	return best;
 }
 
-/* Mean achieved_rps of the run_end records of (arm, rate); NaN when none. */
+/*
+ * The achieved rate of (arm, rate): the arm_summary's achieved_rps where the
+ * analysis carries it, else the mean achieved_rps of the run_end records;
+ * NaN when neither.
+ */
 static double achieved(const struct model *m, const char *arm, double rate)
 {
 	double sum = 0;
@@ -421,6 +431,11 @@ static double achieved(const struct model *m, const char *arm, double rate)
 	const json_t *e;
 	size_t i = 0;
 
+	while ((e = next_of(m, "arm_summary", &i)))
+		if (!strcmp(str(e, "arm", ""), arm) && same_rate(num(e, "rate_rps"), rate) &&
+		    !isnan(num(e, "achieved_rps")))
+			return num(e, "achieved_rps");
+	i = 0;
 	while ((e = next_of(m, "run_end", &i))) {
 		const char *a = str(e, "arm", NULL);
 		double r = num(e, "rate_rps"), v = num(e, "achieved_rps");
@@ -919,7 +934,7 @@ static int plot_probe(struct plotter *p, const struct model *m)
 
 /* The queue-depth field calib_step records carry, or NULL. */
 static const char *const depth_fields[] = {
-	"queue_depth_max", "queue_depth", "queue_depth_end", "depth_max", "inflight_max", NULL,
+	"queue_mean", "queue_depth_max", "queue_depth", "peak_inflight", NULL,
 };
 
 static const char *depth_field(const struct model *m)
@@ -938,6 +953,19 @@ static const char *depth_field(const struct model *m)
 static const char *endpoint_of(const json_t *o)
 {
 	return str(o, "endpoint", str(o, "target", "endpoint"));
+}
+
+/* "name (endpoint)" when the record names the backend, else the endpoint. */
+static const char *endpoint_label(const json_t *o)
+{
+	static char ring[8][512];
+	static unsigned k;
+	char *b = ring[k++ % 8];
+
+	if (!str(o, "backend", NULL))
+		return endpoint_of(o);
+	snprintf(b, sizeof(ring[0]), "%s (%s)", str(o, "backend", ""), endpoint_of(o));
+	return b;
 }
 
 static void calib_data(struct plotter *p, const struct model *m, const char *ep, size_t e,
@@ -965,6 +993,7 @@ static void calib_data(struct plotter *p, const struct model *m, const char *ep,
 static int plot_calib(struct plotter *p, const struct model *m)
 {
 	const char **eps = NULL, *depth = depth_field(m);
+	char **labels;
 	size_t ne = 0, i = 0;
 	const json_t *o;
 	struct body b;
@@ -983,32 +1012,41 @@ static int plot_calib(struct plotter *p, const struct model *m)
 	}
 	if (!ne)
 		return 0;
+	labels = gp_xrealloc(NULL, ne * sizeof(*labels));
+	for (size_t e = 0; e < ne; e++) {
+		for (i = 0; (o = next_of(m, "calib_step", &i)) && strcmp(endpoint_of(o), eps[e]);)
+			;
+		labels[e] = gp_xstrdup(endpoint_label(o));
+	}
 	f = body_open(&b);
 	style(f);
 	fputs("set multiplot layout 2,1 title 'Calibration: each endpoint driven directly (crosses: SUSPECT steps)'\n"
-	      "set logscale x 2\nset xlabel 'offered rate (req/s, log scale)'\n"
+	      "set lmargin 12\nset logscale x 2\nset xlabel 'offered rate (req/s, log scale)'\n"
 	      "set ylabel 'delivered (tokens/s)'\nset yrange [0:*]\nset offsets 0, 0, graph 0.06, 0\nplot ", f);
 	for (size_t e = 0; e < ne; e++) {
 		calib_data(p, m, eps[e], e, depth);
 		fprintf(f, "%s'calib-%zu.dat' using 1:2 with linespoints lw 2 pt 7 ps 0.7 lc rgb '%s' title ",
 			e ? ", \\\n     " : "", e, COLOR(e));
-		gq(f, eps[e]);
+		gq(f, labels[e]);
 		fprintf(f, ", \\\n     'calib-%zu.dat' using 1:($4 > 0 ? $2 : 1/0) with points pt 2 ps 2.5 lw 2 lc rgb '%s' notitle",
 			e, COLOR(e));
 	}
 	if (depth)
-		fprintf(f, "\nunset key\nset ylabel 'queue depth (%s, requests)'\nplot ", depth);
+		fprintf(f, "\nunset key\nset ylabel 'queue depth in the hold (%s, requests)'\nplot ", depth);
 	else
 		fputs("\nunset key\nset ylabel 'queue diverging (1 = yes; no depth in the records)'\nset yrange [-0.1:1.1]\nplot ", f);
 	for (size_t e = 0; e < ne; e++) {
 		fprintf(f, "%s'calib-%zu.dat' using 1:3 with linespoints lw 2 pt 7 ps 0.7 lc rgb '%s' title ",
 			e ? ", \\\n     " : "", e, COLOR(e));
-		gq(f, eps[e]);
+		gq(f, labels[e]);
 	}
 	fputc('\n', f);
 	body = body_close(&b);
 	render(p, "calib", body, 900, 800);
 	free(body);
+	for (size_t e = 0; e < ne; e++)
+		free(labels[e]);
+	free(labels);
 	free(eps);
 	return 1;
 }
@@ -1060,6 +1098,44 @@ static void sec_verdict(struct gp_doc *d, const struct model *m)
 		gp_doc_item(d, "footnote: %s", json_is_string(x) ? json_string_value(x) : "?");
 }
 
+/* "est [lo, hi]" of a value and its interval object (when there is one). */
+static const char *with_ci(double est, const json_t *ci)
+{
+	static char ring[16][160];
+	static unsigned k;
+	char *b = ring[k++ % 16];
+
+	if (isnan(est))
+		return "n/a";
+	if (!ci || isnan(num(ci, "lo")))
+		return g4(est);
+	snprintf(b, sizeof(ring[0]), "%s %s", g4(est), ci_text(ci, g4));
+	return b;
+}
+
+static void knee_compare_table(struct gp_doc *d, const struct model *m)
+{
+	const json_t *o;
+	size_t i = 0;
+
+	if (!count_of(m, "knee_compare"))
+		return;
+	gp_doc_para(d, "Goodput at the knee against the floor arm's (Welch's interval of the difference over reps):");
+	TABLE(d, "llrrllll", "arm", "vs", "knee (req/s)", "floor knee (req/s)", "diff goodput", "CI", "verdict",
+	      "per accelerator");
+	while ((o = next_of(m, "knee_compare", &i))) {
+		gp_doc_cell(d, "%s", str(o, "arm", ""));
+		gp_doc_cell(d, "%s", str(o, "vs", ""));
+		gp_doc_cell(d, "%s", g4(num(o, "rate_rps")));
+		gp_doc_cell(d, "%s", g4(num(o, "rate_rps_vs")));
+		gp_doc_cell(d, "%s", g4(num(o, "diff_goodput")));
+		gp_doc_cell(d, "%s", ci_text(o, g4));
+		gp_doc_cell(d, "%s%s%s", str(o, "verdict", "n/a"), str(o, "reason", NULL) ? ": " : "",
+			    str(o, "reason", ""));
+		gp_doc_cell(d, "%s", yesno(tri(o, "per_accel")));
+	}
+}
+
 static void sec_knee(struct gp_doc *d, const struct model *m)
 {
 	const json_t *k;
@@ -1071,23 +1147,33 @@ static void sec_knee(struct gp_doc *d, const struct model *m)
 		return;
 	}
 	gp_doc_para(d, "The knee is the highest offered rate whose mean good fraction clears the target; "
-		    "goodput is the good requests per second there.");
-	TABLE(d, "lrrrrrrrr", "arm", "knee (req/s offered)", "achieved (req/s)", "good fraction",
-	      "target", "goodput (req/s)", "accelerators", "goodput per accelerator (req/s)",
-	      "crossing (req/s)");
+		    "goodput is the good requests per second there, with its interval over reps where the "
+		    "records carry one.");
+	TABLE(d, "lrrrrlrll", "arm", "knee (req/s offered)", "achieved (req/s)", "good fraction", "target",
+	      "goodput (req/s)", "accelerators", "goodput per accelerator (req/s)", "crossing (req/s)");
 	while ((k = next_of(m, "knee", &i))) {
-		double r = num(k, "rate_rps");
+		double r = num(k, "rate_rps"), a = num(k, "achieved_rps");
 
+		if (isnan(a) && !isnan(r))
+			a = achieved(m, str(k, "arm", ""), r);
 		gp_doc_cell(d, "%s", str(k, "arm", ""));
 		gp_doc_cell(d, "%s", isnan(r) ? "none clears" : g4(r));
-		gp_doc_cell(d, "%s", isnan(r) ? "n/a" : g4(achieved(m, str(k, "arm", ""), r)));
+		gp_doc_cell(d, "%s", g4(a));
 		gp_doc_cell(d, "%s", f3(num(k, "good_fraction")));
 		gp_doc_cell(d, "%s", g4(num(k, "target")));
-		gp_doc_cell(d, "%s", g4(num(k, "goodput_rps")));
+		gp_doc_cell(d, "%s", with_ci(num(k, "goodput_rps"), json_object_get(k, "goodput_ci")));
 		gp_doc_cell(d, "%s", g4(num(k, "accelerators")));
-		gp_doc_cell(d, "%s", g4(num(k, "goodput_rps_per_accel")));
-		gp_doc_cell(d, "%s", g4(num(k, "crossing_rate_rps")));
+		gp_doc_cell(d, "%s", isnan(num(k, "goodput_rps_per_accel")) && str(k, "accelerators_reason", NULL) ?
+			    str(k, "accelerators_reason", "") :
+			    with_ci(num(k, "goodput_rps_per_accel"), json_object_get(k, "goodput_per_accel_ci")));
+		gp_doc_cell(d, "%s", with_ci(num(k, "crossing_rate_rps"), json_object_get(k, "crossing_ci")));
 	}
+	i = 0;
+	while ((k = next_of(m, "knee", &i)))
+		if (str(k, "edge", NULL))
+			gp_doc_item(d, "%s: the knee is at the %s edge of the ladder%s%s", str(k, "arm", ""),
+				    str(k, "edge", ""), str(k, "advice", NULL) ? " — " : "", str(k, "advice", ""));
+	knee_compare_table(d, m);
 }
 
 static void sec_slo(struct gp_doc *d, const struct model *m)
@@ -1181,22 +1267,29 @@ static void sec_health(struct gp_doc *d, const struct model *m)
 		not_measured(d, "no health or health_summary records (gp-health)");
 		return;
 	}
-	while ((o = next_of(m, "health_summary", &i)))
-		gp_doc_item(d, "health summary (%s): %s", str(o, "at", "time not recorded"),
-			    tri(o, "ready") == 1 ? "READY" : "NOT READY");
+	while ((o = next_of(m, "health_summary", &i))) {
+		char *failed = joined(json_object_get(o, "failed_checks"), ", ");
+
+		gp_doc_item(d, "health summary (%s%s%s): %s%s%s", str(o, "arm", NULL) ? "arm " : "",
+			    str(o, "arm", ""), str(o, "at", NULL) ? str(o, "at", "") : "time not recorded",
+			    tri(o, "ready") == 1 ? "READY" : "NOT READY", *failed ? " — failed: " : "", failed);
+		free(failed);
+	}
 	i = 0;
 	while ((o = next_of(m, "health", &i)))
 		bad += tri(o, "ok") != 1;
 	gp_doc_para(d, "%zu checks, %zu failed.", n, bad);
 	if (!n)
 		return;
-	TABLE(d, "llll", "check", "target", "ok", "at");
+	TABLE(d, "llllll", "check", "name", "target", "ok", "at", "detail");
 	i = 0;
 	while ((o = next_of(m, "health", &i))) {
 		gp_doc_cell(d, "%s", str(o, "check", ""));
+		gp_doc_cell(d, "%s", str(o, "name", "n/a"));
 		gp_doc_cell(d, "%s", str(o, "target", "n/a"));
 		gp_doc_cell(d, "%s", tri(o, "ok") == 1 ? "ok" : "FAIL");
 		gp_doc_cell(d, "%s", str(o, "at", "n/a"));
+		gp_doc_cell(d, "%s", str(o, "detail", ""));
 	}
 }
 
@@ -1216,13 +1309,16 @@ static void sec_calib(struct gp_doc *d, const struct model *m, int drawn)
 		while ((o = next_of(m, "capacity", &i))) {
 			const json_t *ps = json_object_get(o, "plateau_steps");
 
-			gp_doc_cell(d, "%s", str(o, "endpoint", "n/a"));
+			gp_doc_cell(d, "%s", endpoint_label(o));
 			gp_doc_cell(d, "%s", str(o, "role", "n/a"));
 			gp_doc_cell(d, "%s", g4(num(o, "capacity_tok_s")));
 			gp_doc_cell(d, "%s", json_is_array(ps) ? g4((double)json_array_size(ps)) : g4(num(o, "plateau_steps")));
 			gp_doc_cell(d, "%s", yesno(tri(o, "saturated")));
 			gp_doc_cell(d, "%s", yesno(tri(o, "suspect")));
-			gp_doc_cell(d, "%s", str(o, "verdict", "n/a"));
+			char *why = joined(json_object_get(o, "reasons"), ", ");
+
+			gp_doc_cell(d, "%s%s%s", str(o, "verdict", "n/a"), *why ? ": " : "", why);
+			free(why);
 		}
 	} else
 		not_measured(d, "no capacity records");
@@ -1252,7 +1348,7 @@ static void sec_calib(struct gp_doc *d, const struct model *m, int drawn)
 	      "queue diverging", "suspect", "rerun");
 	i = 0;
 	while ((o = next_of(m, "calib_step", &i))) {
-		gp_doc_cell(d, "%s", endpoint_of(o));
+		gp_doc_cell(d, "%s", endpoint_label(o));
 		gp_doc_cell(d, "%s", g4(num(o, "step")));
 		gp_doc_cell(d, "%s", g4(num(o, "offered_rps")));
 		gp_doc_cell(d, "%s", g4(num(o, "delivered_tok_s")));
@@ -1274,8 +1370,8 @@ static void sec_probe(struct gp_doc *d, const struct model *m, int drawn)
 		return;
 	}
 	if (count_of(m, "probe")) {
-		TABLE(d, "llrlll", "arm", "expect", "concentration (peak/mean)", "mode confirmed", "engaged",
-		      "mode evidence");
+		TABLE(d, "llrllll", "arm", "expect", "concentration (peak/mean)", "mode confirmed", "engaged",
+		      "mode evidence", "reason");
 		while ((o = next_of(m, "probe", &i))) {
 			const json_t *ev = json_object_get(o, "mode_evidence");
 			char *evs = json_is_string(ev) ? gp_xstrdup(json_string_value(ev)) :
@@ -1288,6 +1384,7 @@ static void sec_probe(struct gp_doc *d, const struct model *m, int drawn)
 			gp_doc_cell(d, "%s", tri(o, "engaged") == 1 ? "ENGAGED" : tri(o, "engaged") == 0 ?
 				    "NOT ENGAGED" : "not checked");
 			gp_doc_cell(d, "%s", evs ? evs : "?");
+			gp_doc_cell(d, "%s", str(o, "reason", ""));
 			free(evs);
 		}
 	} else
@@ -1383,6 +1480,23 @@ static void sec_latency(struct gp_doc *d, const struct model *m, double rate, co
 	}
 }
 
+/* The TOST's outcome in words: passed or not, and what else equivalence needs. */
+static const char *tost_text(const json_t *t)
+{
+	static char b[320];
+	int passed = tri(t, "tost_passed");
+
+	if (!t)
+		return "n/a";
+	if (passed < 0)
+		passed = tri(t, "equivalent");
+	snprintf(b, sizeof(b), "%s%s%s%s", passed == 1 ? "passes" : "fails",
+		 tri(t, "resolvable") == 0 ? "; delta below the noise floor" : "",
+		 tri(t, "equivalent") != 1 && str(t, "reason", NULL) ? ": " : "",
+		 tri(t, "equivalent") != 1 ? str(t, "reason", "") : "");
+	return b;
+}
+
 static void sec_compare(struct gp_doc *d, const struct model *m)
 {
 	const json_t *o;
@@ -1417,7 +1531,7 @@ static void sec_compare(struct gp_doc *d, const struct model *m)
 		gp_doc_cell(d, "%s", t ? g4(num(t, "delta")) : "no TOST");
 		gp_doc_cell(d, "%s", t && !isnan(num(t, "lo90")) ? tci : "n/a");
 		gp_doc_cell(d, "%s", t ? g4(num(t, "p")) : "n/a");
-		gp_doc_cell(d, "%s", !t ? "n/a" : tri(t, "equivalent") == 1 ? "TOST passes" : "TOST fails");
+		gp_doc_cell(d, "%s", tost_text(t));
 	}
 	i = 0;
 	gp_doc_heading(d, 3, "Noise floor");
@@ -1547,7 +1661,7 @@ static void sec_inputs(struct gp_doc *d, const struct model *m)
 {
 	static const char *const types[] = {
 		"slo", "goodfrac", "arm_summary", "noise_floor", "compare", "knee", "discard", "validity",
-		"stability", "integrity", "dual_proof", "verdict", "health", "health_summary", "calib_step",
+		"knee_compare", "stability", "integrity", "dual_proof", "verdict", "health", "health_summary", "calib_step",
 		"capacity", "ladder", "probe_sample", "probe", "run", "run_end",
 	};
 	char *s = xasprintf("%ld request", m->requests);

@@ -105,11 +105,11 @@ test_expect_success 'integrity checks and the protocol, echoed whole' '
 	while read -r line; do grep -qF -- "$line" out/report.md || { echo "protocol: $line"; exit 1; }; done <$DATA/protocol.json
 '
 test_expect_success 'calibration, probe and health tables hold the fixture'"'"'s numbers' '
-	grep -qE "^\| http://127.0.0.1:9002 \| prefill \| 600 \| 3 \| yes \|" out/report.md &&
-	grep -qE "^\| prefill \| http://127.0.0.1:9002 \| 4 \| 8 \| 16 \|" out/report.md &&
+	grep -qE "^\| b2 \(http://127.0.0.1:9002\) \| prefill \| 600 \| 3 \| yes \|" out/report.md &&
+	grep -qE "^\| prefill \| b2 \| 4 \| 8 \| 16 \|" out/report.md &&
 	grep -qE "^\| hash \| concentrate \| 2.5 \| yes \| ENGAGED \|" out/report.md &&
 	grep -qF "4 checks, 1 failed." out/report.md && grep -qF "NOT READY" out/report.md &&
-	test $(grep -c "^| http://127.0.0.1:900[12] | [0-6] |" out/report.md) = \
+	test $(grep -c "^| b[12] (http://127.0.0.1:900[12]) | [0-6] |" out/report.md) = \
 	     $(jq -s "map(select(.type == \"calib_step\")) | length" $DATA/phases.ndjson)
 '
 test_expect_success 'the CDFs are drawn at the ladder'"'"'s moderate rate over the request records' '
