@@ -710,7 +710,7 @@ static FILE *dat_open(struct plotter *p, const char *name, size_t i, char **path
 }
 
 static void plot_goodfrac_arm(struct plotter *p, const struct model *m, FILE *f, size_t a,
-			      const char *arm, double *xmax)
+			      const char *arm, double *xmax, double yr[2])
 {
 	struct pt *v;
 	size_t n = arm_curve(m, arm, &v);
@@ -723,6 +723,8 @@ static void plot_goodfrac_arm(struct plotter *p, const struct model *m, FILE *f,
 	for (size_t i = 0; i < n; i++) {
 		fprintf(d, "%.17g %.17g %.17g %.17g\n", v[i].x, v[i].y, v[i].lo, v[i].hi);
 		*xmax = fmax(*xmax, v[i].x);
+		yr[0] = fmin(yr[0], v[i].lo);
+		yr[1] = fmax(yr[1], v[i].hi);
 	}
 	if (has_knee)
 		fprintf(d, "\n\n# knee: rate_rps good_fraction (knee)\n%.17g %.17g\n",
@@ -745,7 +747,7 @@ static int plot_goodfrac(struct plotter *p, const struct model *m)
 	size_t na = arms_of(m, "arm_summary", &arms);
 	struct body b, pl;
 	FILE *f, *g;
-	double xmax = 0, t = target_of(m);
+	double xmax = 0, t = target_of(m), yr[2] = { 0, 1 };
 	char *body, *plot;
 
 	if (!na) {
@@ -757,13 +759,14 @@ static int plot_goodfrac(struct plotter *p, const struct model *m)
 	style(f);
 	fputs("set title 'Good fraction vs offered rate (bars: CI over reps; open circle: the knee)'\n"
 	      "set xlabel 'offered rate (req/s)'\n"
-	      "set ylabel 'good fraction (TTFT and TPOT within the SLO)'\n"
-	      "set yrange [0:1.05]\nset ytics 0.1\n", f);
+	      "set ylabel 'good fraction (TTFT and TPOT within the SLO)'\nset ytics 0.1\n", f);
 	fputs("plot ", g);
 	for (size_t a = 0; a < na; a++)
-		plot_goodfrac_arm(p, m, g, a, arms[a], &xmax);
+		plot_goodfrac_arm(p, m, g, a, arms[a], &xmax, yr);
 	plot = body_close(&pl);
 	fprintf(f, "set xrange [0:%.17g]\n", xmax > 0 ? xmax * 1.08 : 1);
+	/* the whole of every interval is shown, even past 0 or 1 */
+	fprintf(f, "set yrange [%.17g:%.17g]\n", yr[0] < 0 ? yr[0] - 0.02 : 0, fmax(1.05, yr[1] + 0.02));
 	if (!isnan(t))
 		fprintf(f, "set arrow from graph 0, first %.17g to graph 1, first %.17g nohead dt 2 lw 1.5 lc rgb '#444444'\n"
 			"set label 'target %s' at graph 0.01, first %.17g offset 0,-0.8 tc rgb '#444444'\n",
@@ -1490,10 +1493,11 @@ static const char *tost_text(const json_t *t)
 		return "n/a";
 	if (passed < 0)
 		passed = tri(t, "equivalent");
-	snprintf(b, sizeof(b), "%s%s%s%s", passed == 1 ? "passes" : "fails",
-		 tri(t, "resolvable") == 0 ? "; delta below the noise floor" : "",
-		 tri(t, "equivalent") != 1 && str(t, "reason", NULL) ? ": " : "",
-		 tri(t, "equivalent") != 1 ? str(t, "reason", "") : "");
+	if (tri(t, "equivalent") != 1 && str(t, "reason", NULL))
+		snprintf(b, sizeof(b), "%s: %s", passed == 1 ? "passes" : "fails", str(t, "reason", ""));
+	else
+		snprintf(b, sizeof(b), "%s%s", passed == 1 ? "passes" : "fails",
+			 tri(t, "resolvable") == 0 ? "; delta below the noise floor" : "");
 	return b;
 }
 

@@ -121,6 +121,23 @@ test_expect_success 'the CDFs are drawn at the ladder'"'"'s moderate rate over t
 	done &&
 	test $(grep -vc "^#" out/gnuplot/ttft_cdf-0.dat) -gt 10
 '
+test_expect_success 'newer analysis fields: knee intervals, edge advice, knee_compare, TOST reason' '
+	gp-report -q -o new --no-plots $DATA/analysis-new.ndjson &&
+	jq -r "select(.type == \"knee\") | [.arm, .goodput_rps, .goodput_ci.lo, .goodput_ci.hi, .edge, .advice] | @tsv" \
+		$DATA/analysis-new.ndjson >kn2 && test $(wc -l <kn2) = 2 &&
+	while IFS="	" read -r a g lo hi e adv; do
+		want=$(awk -v g=$g -v l=$lo -v h=$hi "BEGIN { printf \"| %.4g [%.4g, %.4g] |\", g, l, h }") &&
+		grep -E "^\| $a \| " new/report.md | grep -qF "$want" || { echo "knee $a: $want"; exit 1; }
+		grep -qF -- "- $a: the knee is at the $e edge of the ladder — $adv" new/report.md || { echo "edge $a"; exit 1; }
+	done <kn2 &&
+	jq -r "select(.type == \"knee_compare\") | [.arm, .vs, .rate_rps, .rate_rps_vs, .diff_goodput, .verdict] | @tsv" $DATA/analysis-new.ndjson |
+		awk -F"\t" "{ printf \"| %s | %s | %.4g | %.4g | %.4g |\\t%s\\n\", \$1, \$2, \$3, \$4, \$5, \$6 }" >kc &&
+	test -s kc && while IFS="	" read -r head v; do
+		grep -F "$head" new/report.md | grep -qF "| $v |" || { echo "knee_compare: $head $v"; exit 1; }
+	done <kc &&
+	r=$(jq -r "select(.type == \"compare\") | .tost.reason" $DATA/analysis-new.ndjson) && test "$r" != null &&
+	grep -qF "| fails: $r |" new/report.md
+'
 test_expect_success '--moderate-rps picks the nearest rung and says so' '
 	gp-report -q -o mod --no-plots --moderate-rps 15 all.ndjson &&
 	grep -qF "CDFs at 16 req/s, the rung nearest --moderate-rps" mod/report.md
