@@ -396,8 +396,12 @@ static size_t request_rates(const struct model *m, double **out)
 static double moderate_rate(const struct model *m, const struct opts *o, const char **why)
 {
 	double *rates, want = NAN, best = NAN;
-	size_t n = request_rates(m, &rates);
-	const json_t *lad = last_of(m, "ladder");
+	size_t n = request_rates(m, &rates), i = 0;
+	const json_t *lad = last_of(m, "ladder"), *x;
+
+	while ((x = next_of(m, "ladder", &i)))	/* the binding role's, when one is */
+		if (tri(x, "binding") == 1)
+			lad = x;
 
 	*why = "the middle rung measured (no ladder record)";
 	if (!isnan(o->moderate)) {
@@ -409,9 +413,9 @@ static double moderate_rate(const struct model *m, const struct opts *o, const c
 	}
 	if (n && isnan(want))
 		best = rates[(n - 1) / 2];
-	for (size_t i = 0; i < n && !isnan(want); i++)
-		if (isnan(best) || fabs(rates[i] - want) < fabs(best - want))
-			best = rates[i];
+	for (size_t k = 0; k < n && !isnan(want); k++)
+		if (isnan(best) || fabs(rates[k] - want) < fabs(best - want))
+			best = rates[k];
 	if (!isnan(want) && !isnan(best) && !same_rate(best, want))
 		*why = !isnan(o->moderate) ? "the rung nearest --moderate-rps" :
 			"the rung nearest the ladder's moderate rate";
@@ -1703,8 +1707,8 @@ static void summary(const struct model *m, const struct opts *o, int plots)
 	const json_t *s, *v = last_of(m, "verdict");
 	size_t i = 0;
 
-	fprintf(stderr, "gp-report: wrote %s/report.md%s%s, %d plot%s\n", o->dir, o->html ? ", " : "",
-		o->html ? "report.html" : "", plots, plots == 1 ? "" : "s");
+	fprintf(stderr, "gp-report: wrote %s/report.md%s%s%s, %d plot%s\n", o->dir, o->html ? ", " : "",
+		o->html ? o->dir : "", o->html ? "/report.html" : "", plots, plots == 1 ? "" : "s");
 	if (count_of(m, "arm_summary"))
 		fprintf(stderr, "  %-12s %9s %5s %6s %8s  %-26s %s\n", "arm", "rate_rps", "reps", "good",
 			"CV", "stability", "compare");

@@ -407,6 +407,7 @@ static const char css[] =
 	"h2{font-size:1.3em;border-bottom:1px solid #bbb;margin-top:1.6em}"
 	"table{border-collapse:collapse;margin:.6em 0;font-size:.9em}"
 	"th,td{border:1px solid #bbb;padding:.2em .5em;vertical-align:top}"
+	"td{white-space:nowrap}td:last-child{white-space:normal}"
 	"th{background:#eee;text-align:left}td.r,th.r{text-align:right;"
 	"font-variant-numeric:tabular-nums}"
 	"pre{background:#f5f5f5;padding:.6em;overflow-x:auto;font-size:.85em}"
