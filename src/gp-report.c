@@ -78,6 +78,8 @@ struct model {
 	struct runinfo *ri;
 	size_t nri, capri;
 	long requests;
+	const char **pal;	/* every arm named, sorted: one colour each */
+	size_t npal;
 };
 
 enum kind { K_NUM = 1, K_INT, K_STR, K_BOOL, K_ARR, K_OBJ };
@@ -599,6 +601,36 @@ static const char *const colors[] = {
 };
 #define COLOR(i) colors[(i) % (sizeof(colors) / sizeof(colors[0]))]
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every arm of the input, sorted, so that an arm has one colour in every plot. */
+static void build_palette(struct model *m)
+{
+	size_t n = 0, k = 0;
+
+	m->pal = gp_xrealloc(NULL, (m->narms + m->nr + 1) * sizeof(*m->pal));
+	for (size_t i = 0; i < m->narms; i++)
+		m->pal[n++] = m->arms[i];
+	for (size_t i = 0; i < m->nr; i++)
+		if (str(m->r[i].o, "arm", NULL))
+			m->pal[n++] = str(m->r[i].o, "arm", NULL);
+	qsort(m->pal, n, sizeof(*m->pal), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		if (!k || strcmp(m->pal[k - 1], m->pal[i]))
+			m->pal[k++] = m->pal[i];
+	m->npal = k;
+}
+
+static const char *arm_color(const struct model *m, const char *arm)
+{
+	const char **hit = bsearch(&arm, m->pal, m->npal, sizeof(*m->pal), cmp_str);
+
+	return COLOR(hit ? (size_t)(hit - m->pal) : 0);
+}
+
 static void style(FILE *f)
 {
 	fputs("set grid lw 1 lc rgb '#d8d8d8'\nset border lw 1\n"
@@ -735,11 +767,11 @@ static void plot_goodfrac_arm(struct plotter *p, const struct model *m, FILE *f,
 			num(k, "rate_rps"), num(k, "good_fraction"));
 	xfclose(d, path);
 	fprintf(f, "%s'goodfrac-%zu.dat' index 0 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 0.8 lc rgb '%s' title ",
-		a ? ", \\\n     " : "", a, COLOR(a));
+		a ? ", \\\n     " : "", a, arm_color(m, arm));
 	gq(f, title);
 	if (has_knee)
 		fprintf(f, ", \\\n     'goodfrac-%zu.dat' index 1 using 1:2 with points pt 6 ps 3.5 lw 2 lc rgb '%s' notitle",
-			a, COLOR(a));
+			a, arm_color(m, arm));
 	free(title);
 	free(path);
 	free(v);
@@ -850,7 +882,7 @@ static int plot_cdf(struct plotter *p, const struct model *m, double rate, int m
 		xfclose(d, path);
 		t = xasprintf("%s (%zu of %ld requests have a %s)", m->arms[a], n, att, what);
 		fprintf(f, "%s'%s-%zu.dat' using 1:2 with steps lw 2 lc rgb '%s' title ",
-			any ? ", \\\n     " : "", name, a, COLOR(a));
+			any ? ", \\\n     " : "", name, a, arm_color(m, m->arms[a]));
 		gq(f, t);
 		any = 1;
 		free(t);
@@ -926,7 +958,7 @@ static int plot_probe(struct plotter *p, const struct model *m)
 		else
 			t = xasprintf("%s (no probe verdict record)", arms[a]);
 		fprintf(f, "%s'probe-%zu.dat' using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s' title ",
-			a ? ", \\\n     " : "", a, COLOR(a));
+			a ? ", \\\n     " : "", a, arm_color(m, arms[a]));
 		gq(f, t);
 		free(t);
 		free(path);
@@ -1881,6 +1913,7 @@ int main(int argc, char **argv)
 	gp_log_init(argv[0]);
 	parse(argc, argv, &o);
 	load(&m, argv + optind, argc - optind);
+	build_palette(&m);
 	mkdirs(o.dir);
 	rate = moderate_rate(&m, &o, &why);
 	draw(&m, &o, rate, &dr);
@@ -1905,5 +1938,6 @@ int main(int argc, char **argv)
 	free(m.q);
 	free(m.arms);
 	free(m.ri);
+	free(m.pal);
 	return GP_EXIT_OK;
 }

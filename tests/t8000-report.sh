@@ -138,6 +138,15 @@ test_expect_success 'newer analysis fields: knee intervals, edge advice, knee_co
 	r=$(jq -r "select(.type == \"compare\") | .tost.reason" $DATA/analysis-new.ndjson) && test "$r" != null &&
 	grep -qF "| fails: $r |" new/report.md
 '
+test_expect_success 'an arm has one colour in every plot' '
+	for a in rr hash; do
+		c=$(grep -h -o "rgb .#[0-9a-f]*. title .$a " out/gnuplot/goodfrac.gp out/gnuplot/ttft_cdf.gp \
+			out/gnuplot/tpot_cdf.gp out/gnuplot/probe.gp | sort -u | cut -c5-13 | sort -u | wc -l) &&
+		test "$c" = 1 || { echo "$a: $c colours"; exit 1; }
+	done &&
+	test "$(grep -ho "rgb .#[0-9a-f]*. title .rr " out/gnuplot/goodfrac.gp)" != \
+	     "$(grep -ho "rgb .#[0-9a-f]*. title .hash " out/gnuplot/goodfrac.gp | sed s/hash/rr/)"
+'
 test_expect_success '--moderate-rps picks the nearest rung and says so' '
 	gp-report -q -o mod --no-plots --moderate-rps 15 all.ndjson &&
 	grep -qF "CDFs at 16 req/s, the rung nearest --moderate-rps" mod/report.md
