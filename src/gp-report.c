@@ -336,7 +336,12 @@ static const char *fmt(enum numfmt k, double v)
 		return "n/a";
 	switch (k) {
 	case F3: snprintf(b, sizeof(ring[0]), "%.3f", v); break;
-	case G4: snprintf(b, sizeof(ring[0]), "%.4g", v); break;
+	case G4:	/* 4 significant digits, but 20000, not 2e+04 */
+		if (fabs(v) >= 1e4 && fabs(v) < 1e15)
+			snprintf(b, sizeof(ring[0]), "%.0f", v);
+		else
+			snprintf(b, sizeof(ring[0]), "%.4g", v);
+		break;
 	case F1: snprintf(b, sizeof(ring[0]), "%.1f", v); break;
 	case PCT: snprintf(b, sizeof(ring[0]), "%.0f%% ", 100 * v); break;
 	}
@@ -624,11 +629,30 @@ static void build_palette(struct model *m)
 	m->npal = k;
 }
 
-static const char *arm_color(const struct model *m, const char *arm)
+static size_t arm_slot(const struct model *m, const char *arm)
 {
 	const char **hit = bsearch(&arm, m->pal, m->npal, sizeof(*m->pal), cmp_str);
 
-	return COLOR(hit ? (size_t)(hit - m->pal) : 0);
+	return hit ? (size_t)(hit - m->pal) : 0;
+}
+
+static const char *arm_color(const struct model *m, const char *arm)
+{
+	return COLOR(arm_slot(m, arm));
+}
+
+/* A point type and a dash type per series, so that series drawn on top of
+ * each other stay told apart. */
+static int point_type(size_t i)
+{
+	static const int pt[] = { 7, 5, 9, 11, 13, 15 };
+
+	return pt[i % (sizeof(pt) / sizeof(pt[0]))];
+}
+
+static int dash_type(size_t i)
+{
+	return (int)(i % 4) + 1;
 }
 
 static void style(FILE *f)
@@ -766,8 +790,8 @@ static void plot_goodfrac_arm(struct plotter *p, const struct model *m, FILE *f,
 		fprintf(d, "\n\n# knee: rate_rps good_fraction (knee)\n%.17g %.17g\n",
 			num(k, "rate_rps"), num(k, "good_fraction"));
 	xfclose(d, path);
-	fprintf(f, "%s'goodfrac-%zu.dat' index 0 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 0.8 lc rgb '%s' title ",
-		a ? ", \\\n     " : "", a, arm_color(m, arm));
+	fprintf(f, "%s'goodfrac-%zu.dat' index 0 using 1:2:3:4 with yerrorlines lw 2 pt %d ps 0.9 lc rgb '%s' title ",
+		a ? ", \\\n     " : "", a, point_type(arm_slot(m, arm)), arm_color(m, arm));
 	gq(f, title);
 	if (has_knee)
 		fprintf(f, ", \\\n     'goodfrac-%zu.dat' index 1 using 1:2 with points pt 6 ps 3.5 lw 2 lc rgb '%s' notitle",
@@ -957,8 +981,8 @@ static int plot_probe(struct plotter *p, const struct model *m)
 				      tri(pr, "engaged") == 1 ? "engaged" : "NOT engaged");
 		else
 			t = xasprintf("%s (no probe verdict record)", arms[a]);
-		fprintf(f, "%s'probe-%zu.dat' using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s' title ",
-			a ? ", \\\n     " : "", a, arm_color(m, arms[a]));
+		fprintf(f, "%s'probe-%zu.dat' using 1:2 with linespoints lw 2 pt %d ps 0.6 lc rgb '%s' title ",
+			a ? ", \\\n     " : "", a, point_type(arm_slot(m, arms[a])), arm_color(m, arms[a]));
 		gq(f, t);
 		free(t);
 		free(path);
@@ -1064,8 +1088,8 @@ static int plot_calib(struct plotter *p, const struct model *m)
 	      "set ylabel 'delivered (tokens/s)'\nset yrange [0:*]\nset offsets 0, 0, graph 0.06, 0\nplot ", f);
 	for (size_t e = 0; e < ne; e++) {
 		calib_data(p, m, eps[e], e, depth);
-		fprintf(f, "%s'calib-%zu.dat' using 1:2 with linespoints lw 2 pt 7 ps 0.7 lc rgb '%s' title ",
-			e ? ", \\\n     " : "", e, COLOR(e));
+		fprintf(f, "%s'calib-%zu.dat' using 1:2 with linespoints lw 2 dt %d pt %d ps 0.8 lc rgb '%s' title ",
+			e ? ", \\\n     " : "", e, dash_type(e), point_type(e), COLOR(e));
 		gq(f, labels[e]);
 		fprintf(f, ", \\\n     'calib-%zu.dat' using 1:($4 > 0 ? $2 : 1/0) with points pt 2 ps 2.5 lw 2 lc rgb '%s' notitle",
 			e, COLOR(e));
@@ -1075,8 +1099,8 @@ static int plot_calib(struct plotter *p, const struct model *m)
 	else
 		fputs("\nunset key\nset ylabel 'queue diverging (1 = yes; no depth in the records)'\nset yrange [-0.1:1.1]\nplot ", f);
 	for (size_t e = 0; e < ne; e++) {
-		fprintf(f, "%s'calib-%zu.dat' using 1:3 with linespoints lw 2 pt 7 ps 0.7 lc rgb '%s' title ",
-			e ? ", \\\n     " : "", e, COLOR(e));
+		fprintf(f, "%s'calib-%zu.dat' using 1:3 with linespoints lw 2 dt %d pt %d ps 0.8 lc rgb '%s' title ",
+			e ? ", \\\n     " : "", e, dash_type(e), point_type(e), COLOR(e));
 		gq(f, labels[e]);
 	}
 	fputc('\n', f);
@@ -1309,8 +1333,8 @@ static void sec_health(struct gp_doc *d, const struct model *m)
 	while ((o = next_of(m, "health_summary", &i))) {
 		char *failed = joined(json_object_get(o, "failed_checks"), ", ");
 
-		gp_doc_item(d, "health summary (%s%s%s): %s%s%s", str(o, "arm", NULL) ? "arm " : "",
-			    str(o, "arm", ""), str(o, "at", NULL) ? str(o, "at", "") : "time not recorded",
+		gp_doc_item(d, "health summary (%s%s%s%s): %s%s%s", str(o, "arm", NULL) ? "arm " : "",
+			    str(o, "arm", ""), str(o, "arm", NULL) ? ", " : "", str(o, "at", "time not recorded"),
 			    tri(o, "ready") == 1 ? "READY" : "NOT READY", *failed ? " — failed: " : "", failed);
 		free(failed);
 	}
