@@ -1700,6 +1700,13 @@ static void sec_integrity(struct gp_doc *d, const struct model *m)
 	}
 }
 
+static const char *proof_text(int ok, const char *evidence)
+{
+	if (ok < 0 && !strcmp(evidence, "not_applicable"))
+		return "not applicable";
+	return ok < 0 ? "not checked" : ok ? "yes" : "NO";
+}
+
 static void sec_dual(struct gp_doc *d, const struct model *m)
 {
 	const json_t *o;
@@ -1713,9 +1720,9 @@ static void sec_dual(struct gp_doc *d, const struct model *m)
 	TABLE(d, "llllll", "arm", "decision ok", "evidence", "delivery ok", "delivery evidence", "detail");
 	while ((o = next_of(m, "dual_proof", &i))) {
 		gp_doc_cell(d, "%s", str(o, "arm", ""));
-		gp_doc_cell(d, "%s", yesno(tri(o, "decision_ok")));
+		gp_doc_cell(d, "%s", proof_text(tri(o, "decision_ok"), str(o, "evidence", "")));
 		gp_doc_cell(d, "%s", str(o, "evidence", "n/a"));
-		gp_doc_cell(d, "%s", yesno(tri(o, "delivery_ok")));
+		gp_doc_cell(d, "%s", proof_text(tri(o, "delivery_ok"), str(o, "delivery_evidence", "")));
 		gp_doc_cell(d, "%s", str(o, "delivery_evidence", "n/a"));
 		gp_doc_cell(d, "%s", str(o, "detail", ""));
 	}
