@@ -1109,6 +1109,11 @@ static void on_request(struct evhttp_request *req, void *arg)
 		handle_models(b, req);
 	} else if (strcmp(path, "/metrics") == 0 && get) {
 		handle_metrics(b, req);
+	} else if (strcmp(path, "/reset_prefix_cache") == 0 && post) {
+		/* vLLM's: empty this engine's prefix cache; 200, empty body. */
+		if (b->cache)
+			gp_kvcache_reset(b->cache);
+		evhttp_send_reply(req, 200, "OK", NULL);
 	} else {
 		send_error(req, 404, "Not Found", "NotFoundError", "no such endpoint");
 	}

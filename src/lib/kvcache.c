@@ -81,6 +81,13 @@ void gp_kvcache_free(struct gp_kvcache *c)
 	free(c);
 }
 
+void gp_kvcache_reset(struct gp_kvcache *c)
+{
+	memset(c->table, 0, (c->tmask + 1) * sizeof(*c->table));
+	c->used = 0;
+	c->head = c->tail = GP_KV_NIL;
+}
+
 /* Table position holding key, or the empty position where it would go. */
 static size_t find_pos(const struct gp_kvcache *c, uint64_t key)
 {

@@ -71,6 +71,12 @@ size_t gp_kvcache_peek(const struct gp_kvcache *c, const uint64_t *keys, size_t 
  * cache keeps its first `cap` blocks).
  */
 size_t gp_kvcache_query(struct gp_kvcache *c, const uint64_t *keys, size_t n);
+/*
+ * Empty the cache: every block becomes free, as at gp_kvcache_new (vLLM's
+ * POST /reset_prefix_cache).  The eviction count is kept: a reset is not an
+ * eviction.
+ */
+void gp_kvcache_reset(struct gp_kvcache *c);
 /* 1 if key is cached. */
 int gp_kvcache_has(const struct gp_kvcache *c, uint64_t key);
 

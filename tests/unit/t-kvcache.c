@@ -67,6 +67,12 @@ int main(void)
 	is_int(gp_kvcache_query(c, b, 8), 2, "shared prefix of 2 blocks hits 2");
 	is_int(c->used, 14, "6 new blocks of b inserted");
 	is_int(gp_kvcache_peek(c, k2, 4), 0, "different first block: no hit");
+	/* Reset (POST /reset_prefix_cache): empty, then usable as new. */
+	gp_kvcache_reset(c);
+	is_int(c->used, 0, "reset: no block held");
+	is_int(gp_kvcache_peek(c, a, 8), 0, "reset: the prompt no longer hits");
+	is_int(gp_kvcache_query(c, a, 8), 0, "reset: the first query misses");
+	is_int(gp_kvcache_query(c, a, 8), 8, "reset: the second hits all 8 blocks");
 	gp_kvcache_free(c);
 
 	/* LRU: a chain loses its tail first. */
