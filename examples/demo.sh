@@ -1,157 +1,102 @@
 #!/usr/bin/env bash
-# examples/demo.sh — the demo campaign (`make demo`): an emulated fleet of four
-# vLLM-like backends (gp-sim) behind a real gateway (HAProxy), two routing arms
-# — "rr" (round-robin, the floor) and "hash" (consistent hashing on the prompt's
-# cache key) — replayed at a ladder of three rates with five repetitions each,
-# then validity → analysis → publish gate.  Everything stays on 127.0.0.1.
-# The protocol is fixed before the run: the SLO is twice the unloaded p50 on
-# the same path, the floor arm is rr, parity margin 0.05, and the repetition
-# cap equals REPS (a rung still noisy at the cap is published with a footnote).
+# examples/demo.sh — `make demo`: the whole campaign (examples/campaign) on the
+# embedded default.  An emulated fleet of four vLLM-like engines (gp-sim, the
+# fourth at half speed, with gp-sim's cache-aware router beside them) behind a
+# real HAProxy on 127.0.0.1, four arms — rr (round robin, the floor), chash
+# (consistent hashing on the cache key), bounded (consistent hashing with
+# bounded loads) and kv (gp-sim's router: the longest cached prefix) — on a
+# synthetic cache-keyed trace: health, calibration of each engine, the ladder,
+# the SLO's baseline, every rung x rep with health, probe and a cache reset
+# around each, validity, analysis, publish with adaptive replicates, and the
+# report (gp-report, with plots).  Prints the verdict table.
 #
-# Environment: OUT (default demo-out), REPS (5), RATES ("8 16 24 32"),
-# RUN_S (seconds per run, 5), GP_BIN (the tools).
+# The protocol is examples/campaign/protocol.json (committed before any
+# replay; echoed in the report).  Environment: OUT (default demo-out),
+# PROTOCOL (another protocol file), JOBS (make -j, default 4: the four engines are calibrated at once), GP_BIN.
+# Everything started here is stopped on exit, on failure and on Ctrl-C.
 set -eu
 cd "$(dirname "$0")/.."
+GP_TOP=$PWD
 GP_BIN=${GP_BIN:-$PWD/bin}
 PATH=$GP_BIN:$PATH
 OUT=${OUT:-demo-out}
-REPS=${REPS:-5}
-RATES=${RATES:-8 16 24 32}
-RUN_S=${RUN_S:-5}
+PROTOCOL=${PROTOCOL:-examples/campaign/protocol.json}
+export GP_TOP GP_BIN PATH
 
-say() { printf '\n== %s\n' "$*" >&2; }
-
-# Free ports: four backends, the VIP, HAProxy's exporter.
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-pick_base() {
+pick_base() { # 7 free ports: 4 engines, the router, the VIP, HAProxy's exporter
 	b=$(( $$ % 12000 + 20000 ))  # below the ephemeral range (32768+)
 	while :; do
 		ok=1
-		for i in 0 1 2 3 4 5; do port_free $((b + i)) || { ok=0; break; }; done
+		for i in 0 1 2 3 4 5 6; do port_free $((b + i)) || { ok=0; break; }; done
 		[ $ok = 1 ] && { echo $b; return; }
-		b=$((b + 7))
+		b=$((b + 11))
 	done
 }
 base=$(pick_base)
 export GP_B1=127.0.0.1:$base GP_B2=127.0.0.1:$((base + 1)) \
 	GP_B3=127.0.0.1:$((base + 2)) GP_B4=127.0.0.1:$((base + 3)) \
-	GP_VIP_PORT=$((base + 4)) GP_PROM_PORT=$((base + 5))
-VIP=http://127.0.0.1:$GP_VIP_PORT
+	GP_ROUTER=127.0.0.1:$((base + 4)) GP_VIP_PORT=$((base + 5)) GP_PROM_PORT=$((base + 6))
 
 rm -rf "$OUT"
-mkdir -p "$OUT/runs"
-sed -e "s/\${GP_VIP_PORT}/$GP_VIP_PORT/g; s/\${GP_PROM_PORT}/$GP_PROM_PORT/g" \
+mkdir -p "$OUT/log"
+OUT=$(cd "$OUT" && pwd)
+# The fleet file: the template with this run's addresses.
+sed -e "s|\${GP_TOP}|$GP_TOP|g; s/\${GP_VIP_PORT}/$GP_VIP_PORT/g; s/\${GP_PROM_PORT}/$GP_PROM_PORT/g" \
+    -e "s/\${GP_ROUTER}/$GP_ROUTER/g" \
     -e "s/\${GP_B1}/$GP_B1/g; s/\${GP_B2}/$GP_B2/g; s/\${GP_B3}/$GP_B3/g; s/\${GP_B4}/$GP_B4/g" \
-    examples/fleet.json >"$OUT/fleet.json"
+    examples/campaign/fleet.json >"$OUT/fleet.json"
 
-pids=
-cleanup() { for p in $pids; do kill "$p" 2>/dev/null || :; done; wait 2>/dev/null || :; }
-trap cleanup EXIT INT TERM
-
-wait_http() { # URL
-	i=0
-	until curl -sf -o /dev/null "$1"; do
-		i=$((i + 1))
-		if [ $i -ge 100 ] || ! kill -0 "${2:-$$}" 2>/dev/null; then
-			echo "demo: $1 did not come up (see $OUT/*.log)" >&2
-			exit 69
-		fi
-		sleep 0.1
-	done
+sim=
+mk=
+stop_all() {
+	trap - EXIT INT TERM
+	[ -n "$mk" ] && kill "$mk" 2>/dev/null && wait "$mk" 2>/dev/null
+	FLEET=$OUT/fleet.json PROTOCOL=$PROTOCOL OUT=$OUT sh examples/campaign/campaign.sh down 2>/dev/null || :
+	[ -n "$sim" ] && kill "$sim" 2>/dev/null && wait "$sim" 2>/dev/null
+	:
 }
+trap 'stop_all' EXIT
+trap 'echo "demo: interrupted" >&2; stop_all; exit 130' INT TERM
 
-say "fleet: gp-sim, 4 backends on 127.0.0.1:$base..$((base + 3))"
-# A small prefix cache (about 5 prompt prefixes per backend) and slow prefill, so that
-# where a request lands matters: a cache hit saves ~200 ms of prefill.
-gp-sim --port "$base" --backends 4 --model gp-sim --max-model-len 8192 \
+# Where a request lands matters: 2048-token shared prefixes, prefill at
+# 10000 tokens/s (a miss costs ~220 ms of prefill, a hit ~20 ms), a prefix
+# cache of 400 blocks of 16 tokens (about 3 prefixes per engine) against the
+# trace's 8 keys: round robin makes every engine see every key and thrash its
+# cache; affinity gives each engine 2 keys, which stay warm.
+echo "demo: gp-sim, 4 engines on 127.0.0.1:$base..$((base + 3)) (b4 at half speed), router on $GP_ROUTER" >&2
+gp-sim --port "$base" --backends 4 --speed 1,1,1,0.5 --model gp-sim --max-model-len 8192 \
 	--prefill-tok-s 10000 --decode-ms 6 --decode-ms-per-seq 0.2 --max-batch 32 \
-	--kv-blocks 800 --block-tokens 16 --seed 1 --truth "$OUT/truth.ndjson" \
-	2>"$OUT/sim.log" &
+	--kv-blocks 400 --block-tokens 16 --seed 1 --router "${GP_ROUTER#*:}" --policy kv \
+	--truth "$OUT/truth.ndjson" 2>"$OUT/log/sim.log" &
 sim=$!
-pids="$pids $sim"
-for b in "$GP_B1" "$GP_B2" "$GP_B3" "$GP_B4"; do wait_http "http://$b/health" $sim; done
-
-say "trace: 32 cache keys (Zipf 0.8), 2048-token shared prefixes"
-gp-trace synth --requests 4000 --rate-rps 10 --keys 32 --zipf 0.8 \
-	--prefix-tokens 2048 --input-tokens uniform:2100:2400 --output-tokens 32 \
-	--block-tokens 512 --seed 7 >"$OUT/trace.ndjson"
-gp-trace stats "$OUT/trace.ndjson" >"$OUT/trace-stats.ndjson"
-
-gw=
-gateway_up() { # ARM
-	[ -n "$gw" ] && { kill "$gw" 2>/dev/null || :; wait "$gw" 2>/dev/null || :; }
-	haproxy -db -f examples/haproxy/common.cfg -f "examples/haproxy/$1.cfg" \
-		2>>"$OUT/haproxy-$1.log" &
-	gw=$!
-	pids="$pids $gw"
-	wait_http "http://127.0.0.1:$GP_PROM_PORT/health" $gw
-	wait_port_vip=0
-	until (exec 3<>"/dev/tcp/127.0.0.1/$GP_VIP_PORT") 2>/dev/null; do
-		wait_port_vip=$((wait_port_vip + 1)); [ $wait_port_vip -lt 100 ] || exit 69; sleep 0.1
-	done
-	# Confirm the mode from HAProxy's runtime (its stats page), not from
-	# the file we wrote; gp-probe(1) makes this a gate.
-	mode=$(sh examples/haproxy/mode.sh "$GP_PROM_PORT")
-	echo "demo: gateway up in arm '$1' ($mode)" >&2
-}
-
-replay() { # ARM RATE REP OUTFILE [extra args]
-	arm=$1 rate=$2 rep=$3 of=$4
-	shift 4
-	scrape=
-	if [ "${SCRAPE:-1}" = 1 ]; then
-		for b in "$GP_B1" "$GP_B2" "$GP_B3" "$GP_B4"; do
-			scrape="$scrape --scrape http://$b/metrics"
-		done
-	fi
-	# shellcheck disable=SC2086
-	gp-replay --url "$VIP" --model gp-sim --arm "$arm" --rep "$rep" \
-		--poisson-rps "$rate" --seed "$rep" --duration-s "$RUN_S" \
-		--key-header x-gp-cache-key --backend-header X-GP-Backend \
-		--deadline-s 30 --idle-s 10 $scrape "$@" -o "$of" <"$OUT/trace.ndjson"
-}
-
-say "baseline: unloaded path (1 req/s through the floor arm) for the SLO"
-gateway_up rr
-SCRAPE=0 replay rr 1 0 "$OUT/baseline.ndjson" --max-requests 20
-
-for arm in rr hash; do
-	gateway_up "$arm"
-	for rate in $RATES; do
-		for rep in $(seq 1 "$REPS"); do
-			printf 'demo: arm %-4s rate %3s req/s rep %s\n' "$arm" "$rate" "$rep" >&2
-			replay "$arm" "$rate" "$rep" "$OUT/runs/$arm-$rate-$rep.ndjson.gz"
-		done
+for hp in "$GP_B1" "$GP_B2" "$GP_B3" "$GP_B4" "$GP_ROUTER"; do
+	i=0
+	until curl -sf -o /dev/null "http://$hp/health"; do
+		i=$((i + 1))
+		{ [ $i -lt 100 ] && kill -0 $sim 2>/dev/null; } || { echo "demo: gp-sim did not come up ($OUT/log/sim.log)" >&2; exit 69; }
+		sleep 0.1
 	done
 done
 
-say "validity -> analysis -> publish"
-set +e
-zcat "$OUT"/runs/*.ndjson.gz |
-	gp-verify validity |
-	gp-analyze --pass --slo-baseline "$OUT/baseline.ndjson" --slo-multiple 2 \
-		--floor rr --equiv rr --delta 0.05 --fleet "$OUT/fleet.json" --seed 1 |
-	tee "$OUT/analyzed.ndjson" |
-	# The demo has no gp-health / gp-probe records yet, and publish is strict
-	# by default: the missing evidence is allowed here, visibly (the verdict's
-	# reasons say so), until the campaign issue runs Phase 0 and 2 in the demo.
-	gp-verify publish --fleet "$OUT/fleet.json" --min-reps 5 --max-cv 0.10 \
-		--rep-cap "$REPS" --allow-missing health,probe >"$OUT/verdict.ndjson"
-rc=$?
-set -e
-jq -c 'select(.type | IN("slo","goodfrac","arm_summary","noise_floor","compare","knee"))' \
-	"$OUT/analyzed.ndjson" >"$OUT/analysis.ndjson"
-cat "$OUT/verdict.ndjson" >>"$OUT/analysis.ndjson"
-
-say "result"
-jq -r 'select(.type=="slo") | "SLO: TTFT \(.ttft_ms|floor) ms, TPOT \(.tpot_ms*10|floor/10) ms (\(.origin), x\(.multiple))"' "$OUT/analysis.ndjson"
-jq -r 'select(.type=="arm_summary") | "\(.arm)\t\(.rate_rps) req/s\tgood \(.mean_good_fraction*1000|floor/1000)\tcv \(.cv // "-")\tTTFT p50 \(.ttft_ms.p50.est // "-") ms"' "$OUT/analysis.ndjson"
-jq -r 'select(.type=="compare") | "\(.arm) vs \(.vs) @ \(.rate_rps) req/s: \(.verdict) (diff \(.diff*1000|floor/1000), CI [\(.lo*1000|floor/1000), \(.hi*1000|floor/1000)])"' "$OUT/analysis.ndjson"
-jq -r 'select(.type=="knee") | "knee \(.arm): highest rung clearing \(.target) is \(.rate_rps // "none") req/s, goodput@SLO \((.goodput_rps_per_accel // 0) * 100 | floor / 100) req/s per accelerator; interpolated crossing \((.crossing_rate_rps // 0) * 10 | floor / 10) req/s"' "$OUT/analysis.ndjson"
-jq -r 'select(.type=="verdict") | "verdict: \(if .publishable then "PUBLISHABLE" else "NOT PUBLISHABLE" end) \(.reasons|join("; "))"' "$OUT/analysis.ndjson"
-echo "records: $OUT/ (runs/, analysis.ndjson, verdict.ndjson)" >&2
-# The campaign ran; a negative verdict is a result, not a failure of the demo.
-# STRICT=1 passes gp-verify's verdict through as the exit status.
-[ -s "$OUT/verdict.ndjson" ] || exit 70
-[ "${STRICT:-0}" = 1 ] && exit $rc
-exit 0
+t0=$(date +%s)
+# The campaign; its own messages go to OUT/log/campaign.log, the phases here.
+make --no-print-directory -j"${JOBS:-4}" -f examples/campaign/Makefile \
+	FLEET="$OUT/fleet.json" PROTOCOL="$PROTOCOL" OUT="$OUT" all >"$OUT/log/make.log" 2>&1 &
+mk=$!
+tail -n +1 -f "$OUT/log/make.log" --pid=$mk 2>/dev/null | grep --line-buffered '^campaign: ' >&2 &
+rc=0
+wait $mk || rc=$?
+mk=
+sleep 0.2
+if [ $rc != 0 ]; then
+	echo "demo: the campaign failed (exit $rc); the last lines of $OUT/log/make.log:" >&2
+	tail -n 15 "$OUT/log/make.log" >&2
+	exit $rc
+fi
+echo >&2
+cat "$OUT/table.txt"
+echo
+echo "reps per rung (adaptive, minimum $(jq .min_reps "$PROTOCOL"), cap $(jq .rep_cap "$PROTOCOL")):"
+[ -s "$OUT/adapt.log" ] && sed 's/^/  /' "$OUT/adapt.log" || echo "  every rung published at the minimum"
+echo "campaign: $(( $(date +%s) - t0 )) s; report: $OUT/report/report.md (and report.html, plots)"

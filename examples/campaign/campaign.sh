@@ -1,0 +1,301 @@
+#!/bin/sh
+# examples/campaign/campaign.sh — the steps of the campaign Makefile, one
+# subcommand each; the Makefile decides when each runs.  Everything it reads
+# comes from the fleet file (FLEET) and the pre-registered protocol (PROTOCOL);
+# everything it writes goes under OUT.
+#
+#   campaign.sh up ARM            recreate the gateway in ARM (the arm's up_cmd,
+#                                 in its own session; OUT/gateway.pid) and wait
+#                                 until gp-health passes (at most UP_WAIT_S)
+#   campaign.sh down              stop the gateway the campaign started
+#   campaign.sh health TAG [ARM]  gp-health -> OUT/health/TAG.ndjson (exit 1: not ready)
+#   campaign.sh probe ARM TAG     gp-probe  -> OUT/probe/TAG.ndjson (exit 1: not engaged)
+#   campaign.sh reset             the backends' prefix caches emptied (reset_url,
+#                                 or the fleet's cache_reset_cmd); OUT/cache.log
+#   campaign.sh rep ARM RATE REP  one repetition: up, health, probe, reset,
+#                                 replay -> OUT/runs/ARM/RATE/REP.ndjson.gz, health
+#   campaign.sh baseline          the unloaded baseline for the SLO -> OUT/baseline.ndjson
+#   campaign.sh calib NAME        Phase 1 for one backend (its roles one after
+#                                 the other) -> OUT/cal/NAME.ndjson
+#   campaign.sh ladder            OUT/capacity.ndjson -> OUT/ladder.ndjson, OUT/rates
+#   campaign.sh plan              OUT/rates + OUT/reps.tsv -> OUT/plan.mk, OUT/order.ndjson
+#   campaign.sh adapt             publish's ADD_REPLICATES -> more reps in OUT/reps.tsv
+#                                 (exit 0: reps were added; 1: nothing to add)
+#   campaign.sh table             the verdict table, from OUT/all.ndjson.gz
+#
+# Environment: FLEET, PROTOCOL, OUT (absolute), TRACE; GP_BIN (the tools).
+set -eu
+: "${FLEET:?}" "${PROTOCOL:?}" "${OUT:?}"
+[ -n "${GP_BIN:-}" ] && PATH=$GP_BIN:$PATH
+export PATH
+me=$0
+
+p() { jq -r "$1" "$PROTOCOL"; }			# a protocol field
+f() { jq -r "$1" "$FLEET"; }			# a fleet field
+arm_field() { jq -r --arg a "$1" ".arms[] | select(.name == \$a) | $2" "$FLEET"; }
+log() { printf 'campaign: %s\n' "$*" >&2; }
+vip() { f '.vips[0].url'; }
+
+gateway_down() {
+	[ -s "$OUT/gateway.pid" ] || return 0
+	pid=$(cat "$OUT/gateway.pid")
+	kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || :
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -KILL -- "-$pid" 2>/dev/null || :
+	rm -f "$OUT/gateway.pid" "$OUT/gateway.arm"
+}
+
+gateway_up() { # ARM [TAG]: with TAG, the passing check is kept as OUT/health/TAG.ndjson
+	local cmd n i tag=${2:-} ka
+	cmd=$(arm_field "$1" '.up_cmd // empty')
+	[ -n "$cmd" ] || { log "fleet: arm '$1' has no up_cmd"; exit 65; }
+	gateway_down
+	mkdir -p "$OUT/log"
+	# Its own session, so that the whole gateway (a shell and its children)
+	# is stopped by its process group.
+	setsid sh -c "$cmd" >>"$OUT/log/gateway-$1.log" 2>&1 </dev/null &
+	echo $! >"$OUT/gateway.pid"
+	echo "$1" >"$OUT/gateway.arm"
+	# Ready when gp-health passes (a real streamed chat through the VIP, and
+	# the KV-events precheck for an arm that routes by cache); that passing
+	# round is the health record before the run.
+	n=$(awk -v s="${UP_WAIT_S:-10}" 'BEGIN { print int(s / 0.2) }')
+	i=0
+	ka=$(arm_field "$1" 'if .routes_by_cache then .name else empty end')
+	mkdir -p "$OUT/health"
+	until gp-health --fleet "$FLEET" ${ka:+--arm "$ka"} -q --timeout-s 5 -o "$OUT/health/.up.tmp" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -ge "$n" ] || ! kill -0 "$(cat "$OUT/gateway.pid")" 2>/dev/null; then
+			log "arm $1: the gateway did not become ready (see $OUT/log/gateway-$1.log)"
+			exit 69
+		fi
+		sleep 0.2
+	done
+	if [ -n "$tag" ]; then mv "$OUT/health/.up.tmp" "$OUT/health/$tag.ndjson"; else rm -f "$OUT/health/.up.tmp"; fi
+}
+
+health() { # TAG [ARM]
+	mkdir -p "$OUT/health"
+	gp-health --fleet "$FLEET" ${2:+--arm "$2"} -q -o "$OUT/health/$1.ndjson.tmp" || {
+		mv "$OUT/health/$1.ndjson.tmp" "$OUT/health/failed-$1.ndjson"
+		log "health $1: not ready ($OUT/health/failed-$1.ndjson):"
+		jq -r 'select(.type == "health" and .ok == false) | "  \(.check) \(.target): \(.detail // .error // "")"' \
+			"$OUT/health/failed-$1.ndjson" >&2
+		exit 1
+	}
+	mv "$OUT/health/$1.ndjson.tmp" "$OUT/health/$1.ndjson"
+}
+
+probe() { # ARM TAG
+	mkdir -p "$OUT/probe"
+	gp-probe --fleet "$FLEET" --arm "$1" --run "probe-$2" \
+		--requests "$(p '.probe.requests // 64')" --keys "$(p '.probe.keys // 1')" \
+		--concurrency "$(p '.probe.concurrency // 16')" \
+		--prompt-tokens "$(p '.probe.prompt_tokens // 256')" \
+		--max-tokens "$(p '.probe.max_tokens // 64')" \
+		--interval-ms "$(p '.probe.interval_ms // 50')" \
+		--spread-max "$(p '.probe.spread_max // 1.5')" \
+		--concentrate-min "$(p '.probe.concentrate_min // 2')" \
+		-o "$OUT/probe/$2.ndjson.tmp" 2>>"$OUT/log/probe.log" || {
+		mv "$OUT/probe/$2.ndjson.tmp" "$OUT/probe/failed-$2.ndjson"
+		log "probe $2: arm $1 not engaged or its mode not confirmed ($OUT/probe/failed-$2.ndjson):"
+		jq -r 'select(.type == "probe") | "  mode_confirmed \(.mode_confirmed), engaged \(.engaged), concentration \(.concentration), \(.reason // "")"' \
+			"$OUT/probe/failed-$2.ndjson" >&2
+		exit 1
+	}
+	mv "$OUT/probe/$2.ndjson.tmp" "$OUT/probe/$2.ndjson"
+}
+
+reset_caches() {
+	mode=$(p '.cache // "reset"')
+	[ "$mode" = reset ] || { echo "$(date -u +%FT%TZ) cache $mode: not reset" >>"$OUT/cache.log"; return 0; }
+	cmd=$(f '.cache_reset_cmd // empty')
+	urls=$(f '.backends[] | .reset_url // empty')
+	if [ -n "$cmd" ]; then
+		sh -c "$cmd" >>"$OUT/cache.log" 2>&1 || { log "cache_reset_cmd failed (see $OUT/cache.log)"; exit 69; }
+	elif [ -n "$urls" ]; then
+		for u in $urls; do
+			curl -sf -X POST --max-time 10 -o /dev/null "$u" ||
+				{ log "cache reset: POST $u failed"; exit 69; }
+		done
+	else
+		echo "$(date -u +%FT%TZ) the fleet gives no reset_url or cache_reset_cmd: caches not reset" >>"$OUT/cache.log"
+		return 0
+	fi
+	echo "$(date -u +%FT%TZ) caches reset" >>"$OUT/cache.log"
+}
+
+replay() { # ARM RATE REP OUTFILE [gp-replay options]
+	local arm=$1 rate=$2 rep=$3 of=$4 kh bh rh sched
+	shift 4
+	set -- "$@" $(f '[.backends[].metrics_url // empty, (.gateway.metrics_url // empty)] | map("--scrape " + .) | join(" ")')
+	kh=$(f '.key_header // empty')
+	bh=$(f '.backend_header // empty')
+	rh=$(f '.receipt_header // empty')
+	sched=--poisson-rps
+	[ "$(p '.run.schedule // "poisson"')" = constant ] && sched=--rate-rps
+	gp-replay --url "$(vip)" --model "$(f .model)" --arm "$arm" --rep "$rep" \
+		"$sched" "$rate" --seed "$(( $(p '.seeds.replay // 1000') + rep ))" \
+		--deadline-s "$(p '.run.deadline_s // 30')" --idle-s "$(p '.run.idle_s // 10')" \
+		${kh:+--key-header "$kh"} ${bh:+--backend-header "$bh"} ${rh:+--receipt-header "$rh"} \
+		"$@" -o "$of" <"$TRACE" 2>>"$OUT/log/replay.log"
+}
+
+rep() { # ARM RATE REP
+	arm=$1 rate=$2 rep=$3 tag=$1-$2-$3
+	# One variable per arm: the gateway is recreated in this arm's mode for
+	# every run, and its mode re-confirmed by the probe.
+	gateway_up "$arm" "$tag-before"
+	probe "$arm" "$tag"
+	reset_caches
+	mkdir -p "$OUT/runs/$arm/$rate"
+	of=$OUT/runs/$arm/$rate/$rep.ndjson.gz
+	replay "$arm" "$rate" "$rep" "$of.tmp.gz" --duration-s "$(p '.run.duration_s')" || {
+		rc=$?
+		log "replay $tag failed (exit $rc; see $OUT/log/replay.log)"
+		exit $rc
+	}
+	health "$tag-after"
+	mv "$of.tmp.gz" "$of"
+	log "$(zcat "$of" | jq -r 'select(.type == "run_end") |
+		"run \(.arm // "'"$arm"'") \("'"$rate"'") req/s rep \("'"$rep"'"): \(.attempted) attempted, \(.ok) ok, \(.failed) failed"')"
+}
+
+baseline() {
+	arm=$(p '.slo.baseline.arm // .floor')
+	gateway_up "$arm" baseline-before
+	reset_caches
+	replay "$arm" "$(p '.slo.baseline.rate_rps')" 0 "$OUT/baseline.raw.ndjson" \
+		--max-requests "$(p '.slo.baseline.requests')"
+	health baseline-after
+	# The baseline is a run like any other: it must pass validity.
+	cat "$OUT/baseline.raw.ndjson" "$OUT/health/baseline-before.ndjson" "$OUT/health/baseline-after.ndjson" |
+		gp-verify validity >"$OUT/baseline.ndjson.tmp" ||
+		{ log "the baseline run was discarded:"; jq -c 'select(.type == "discard")' "$OUT/baseline.ndjson.tmp" >&2; exit 1; }
+	mv "$OUT/baseline.ndjson.tmp" "$OUT/baseline.ndjson"
+}
+
+calib() { # NAME
+	mkdir -p "$OUT/cal"
+	: >"$OUT/cal/$1.ndjson.tmp"
+	for role in $(p '.calibration.roles // ["prefill","decode"] | .[]'); do
+		role_of=$(jq -r --arg b "$1" '.backends[] | select(.name == $b) | .role // "both"' "$FLEET")
+		[ "$role_of" = both ] || [ "$role_of" = "$role" ] || continue
+		jq ".calibration.$role // {}" "$PROTOCOL" >"$OUT/cal/$1-$role.protocol.json"
+		gp-calibrate --fleet "$FLEET" --protocol "$OUT/cal/$1-$role.protocol.json" \
+			--endpoint "$1" --role "$role" -o "$OUT/cal/$1-$role.ndjson" 2>>"$OUT/log/calib-$1.log" || {
+			log "calibration of $1 ($role) did not saturate (see $OUT/cal/$1-$role.ndjson, $OUT/log/calib-$1.log)"
+			exit 1
+		}
+		cat "$OUT/cal/$1-$role.ndjson" >>"$OUT/cal/$1.ndjson.tmp"
+	done
+	mv "$OUT/cal/$1.ndjson.tmp" "$OUT/cal/$1.ndjson"
+}
+
+ladder() {
+	jq -c 'select(.type == "capacity")' $(f '.backends[].name' | sed "s|.*|$OUT/cal/&.ndjson|") >"$OUT/capacity.ndjson"
+	gp-calibrate ladder --trace "$TRACE" --unsaturated "$(p .ladder.unsaturated)" \
+		--moderate "$(p .ladder.moderate)" --saturated "$(p .ladder.saturated)" \
+		"$OUT/capacity.ndjson" >"$OUT/ladder.ndjson"
+	# The binding role's rates, rounded to the protocol's step: the rungs.
+	jq -r -s --argjson r "$(p '.ladder.round // 0.1')" \
+		--argjson rungs "$(jq -c '.ladder.rungs // ["unsaturated","moderate","saturated"]' "$PROTOCOL")" '
+		(map(select(.binding)) as $b | if ($b | length) > 0 then $b[0] else .[0] end) |
+		.rates_rps as $rr | $rungs | map($rr[.]) |
+		map(. / $r | round * $r | . * 1000 | round / 1000) | .[]' "$OUT/ladder.ndjson" >"$OUT/rates"
+	log "ladder: $(jq -r -s '(map(select(.binding)) + .)[0] | "\(.role) binding, reference \(.reference)"' "$OUT/ladder.ndjson"), rungs $(tr '\n' ' ' <"$OUT/rates")req/s"
+}
+
+# The run order: per rung (ascending), rep by rep, the arms sorted by
+# sha256("order seed/rate/rep/arm") — seeded, reproducible with any tool,
+# and different from one rep to the next.  Reps added by `adapt` come after
+# those already planned, in the same way.
+plan() {
+	[ -s "$OUT/reps.tsv" ] || {
+		min=$(p .min_reps)
+		for rate in $(cat "$OUT/rates"); do
+			for arm in $(p '.arms[]'); do printf '%s\t%s\t%s\n' "$arm" "$rate" "$min"; done
+		done >"$OUT/reps.tsv"
+	}
+	seed=$(p '.seeds.order // 1')
+	maxn=$(awk -F'\t' '$3 > m { m = $3 } END { print m + 0 }' "$OUT/reps.tsv")
+	: >"$OUT/order.tmp"
+	for rate in $(cat "$OUT/rates"); do
+		r=1
+		while [ $r -le "$maxn" ]; do
+			awk -F'\t' -v rate="$rate" -v r="$r" '$2 == rate && $3 >= r { print $1 }' "$OUT/reps.tsv" |
+			while read -r arm; do
+				printf '%s %s %s %s\n' "$(printf '%s/%s/%s/%s' "$seed" "$rate" "$r" "$arm" | sha256sum | cut -c1-16)" \
+					"$arm" "$rate" "$r"
+			done | sort | cut -d' ' -f2- >>"$OUT/order.tmp"
+			r=$((r + 1))
+		done
+	done
+	# Runs already made keep their place; new ones follow, so that an
+	# adaptive round runs after everything planned before it.
+	: >"$OUT/order.new"
+	while read -r arm rate r; do
+		[ -e "$OUT/runs/$arm/$rate/$r.ndjson.gz" ] && echo "$arm $rate $r" >>"$OUT/order.new"
+	done <"$OUT/order.tmp"
+	while read -r arm rate r; do
+		[ -e "$OUT/runs/$arm/$rate/$r.ndjson.gz" ] || echo "$arm $rate $r" >>"$OUT/order.new"
+	done <"$OUT/order.tmp"
+	awk -v seed="$seed" '{ printf "{\"type\":\"run_order\",\"seq\":%d,\"arm\":\"%s\",\"rate_rps\":%s,\"rep\":%d,\"order_seed\":%s}\n", NR, $1, $2, $3, seed }' \
+		"$OUT/order.new" >"$OUT/order.ndjson"
+	# plan.mk: every run a target, each after the one before it (order-only):
+	# the chain runs them one at a time, in this order, also under make -j.
+	awk -v out="$OUT" '
+		{ t = out "/runs/" $1 "/" $2 "/" $3 ".ndjson.gz"; runs = runs " " t
+		  printf "%s: | %s\n\t$(CAMPAIGN) rep %s %s %s\n", t, (prev == "" ? out "/baseline.ndjson" : prev), $1, $2, $3
+		  prev = t }
+		END { printf "RUNS :=%s\n", runs }' "$OUT/order.new" >"$OUT/plan.mk.tmp"
+	mv "$OUT/plan.mk.tmp" "$OUT/plan.mk"
+	rm -f "$OUT/order.tmp" "$OUT/order.new"
+}
+
+# ADD_REPLICATES on a rung below the cap: the reps publish asks for, up to
+# the cap (counted in reps run, discarded ones included).
+adapt() {
+	cap=$(p .rep_cap)
+	zcat "$OUT/all.ndjson.gz" | jq -r 'select(.type == "stability" and .verdict == "ADD_REPLICATES") |
+		"\(.arm)\t\(.rate_rps)\t\(.add_reps // 1)"' >"$OUT/adapt.tmp"
+	awk -F'\t' -v cap="$cap" -v lf="$OUT/adapt.log" '
+		NR == FNR { add[$1 "\t" $2 + 0] = $3; next }
+		{ k = $1 "\t" $2 + 0; n = $3
+		  if (k in add && n < cap) {
+			m = n + add[k]; if (m > cap) m = cap
+			printf "%s at %s req/s: %d -> %d reps (ADD_REPLICATES)\n", $1, $2, n, m >> lf
+			n = m; changed = 1 }
+		  printf "%s\t%s\t%d\n", $1, $2, n }
+		END { exit changed ? 0 : 3 }' "$OUT/adapt.tmp" "$OUT/reps.tsv" >"$OUT/reps.new" && rc=0 || rc=$?
+	[ $rc = 0 ] || [ $rc = 3 ] || { log "adapt: could not read $OUT/reps.tsv"; exit 70; }
+	if [ $rc = 0 ]; then
+		mv "$OUT/reps.new" "$OUT/reps.tsv"
+		log "adaptive replicates: $(tail -n "$(wc -l <"$OUT/adapt.tmp")" "$OUT/adapt.log" | tr '\n' ';')"
+	fi
+	rm -f "$OUT/reps.new" "$OUT/adapt.tmp"
+	[ $rc = 0 ]
+}
+
+table() {
+	zcat "$OUT/all.ndjson.gz" | jq -r -s -f "$(dirname "$me")/table.jq"
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case $cmd in
+up) gateway_up "$@" ;;
+down) gateway_down ;;
+health) health "$@" ;;
+probe) probe "$@" ;;
+reset) reset_caches ;;
+rep) rep "$@" ;;
+baseline) baseline ;;
+calib) calib "$@" ;;
+ladder) ladder ;;
+plan) plan ;;
+adapt) adapt ;;
+table) table ;;
+*) echo "usage: $me up|down|health|probe|reset|rep|baseline|calib|ladder|plan|adapt|table ..." >&2; exit 2 ;;
+esac

@@ -1,0 +1,32 @@
+# table.jq — the campaign's verdict table from its records (jq -r -s over
+# all.ndjson.gz): one line per arm and rung, then the knees and the verdict.
+# Every figure printed is a field of a record of this run.
+def r(n): if . == null then "-" else (. * pow(10; n) | round / pow(10; n) | tostring) end;
+def pad(n): tostring | if length < n then . + (" " * (n - length)) else . end;
+(map(select(.type == "slo"))[0]) as $slo
+| (map(select(.type == "stability")) | map({key: "\(.arm)@\(.rate_rps)", value: .}) | from_entries) as $st
+| (map(select(.type == "compare")) | map({key: "\(.arm)@\(.rate_rps)", value: .}) | from_entries) as $cmp
+| (map(select(.type == "discard")) | length) as $ndis
+| [
+  "SLO: TTFT \($slo.ttft_ms | r(1)) ms, TPOT \($slo.tpot_ms | r(2)) ms (\($slo.origin), x\($slo.multiple) the unloaded \($slo.baseline_stat // "") on the floor arm)",
+  "",
+  ("arm" | pad(9)) + ("req/s" | pad(7)) + ("reps" | pad(5)) + ("good" | pad(7)) + ("cv" | pad(7))
+    + ("stability" | pad(26)) + ("vs floor" | pad(18)) + ("TTFT p50" | pad(10)) + "TPOT p50",
+  (map(select(.type == "arm_summary")) | sort_by(.arm, .rate_rps) | .[]
+   | "\(.arm)@\(.rate_rps)" as $k
+   | (.arm | pad(9)) + (.rate_rps | tostring | pad(7)) + (.reps | tostring | pad(5))
+     + (.mean_good_fraction | r(3) | pad(7)) + (.cv | r(3) | pad(7))
+     + (($st[$k].verdict // "-") | pad(26))
+     + (($cmp[$k].verdict // "floor") | pad(18))
+     + ("\(.ttft_ms.p50.est | r(1)) ms" | pad(10)) + "\(.tpot_ms.p50.est | r(2)) ms"),
+  "",
+  (map(select(.type == "knee")) | sort_by(.arm) | .[]
+   | "knee \(.arm | pad(8)) \(if .rate_rps == null then "none (no rung clears \(.target))"
+      else "\(.rate_rps) req/s (achieved \(.achieved_rps | r(2))): goodput@SLO \(.goodput_rps | r(2)) req/s, \(.goodput_rps_per_accel | r(2)) per accelerator" end)"),
+  "",
+  "discarded runs: \($ndis)",
+  (map(select(.type == "verdict"))[0]
+   | "verdict: \(if .publishable then "PUBLISHABLE" else "NOT PUBLISHABLE" end)"
+     + (if (.reasons | length) > 0 then "\n  " + (.reasons | join("\n  ")) else "" end)
+     + (if ((.footnotes // []) | length) > 0 then "\n  footnotes: " + (.footnotes | join("\n  ")) else "" end))
+  ] | .[]
