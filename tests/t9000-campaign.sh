@@ -1,0 +1,110 @@
+#!/bin/sh
+# examples/campaign end to end, shortened: gp-sim (4 engines) behind HAProxy,
+# two arms (rr, chash), two rungs, 3 reps minimum (--min-reps 3: a looser
+# threshold than the method's 5, which the verdict must say), short runs.
+# Every phase ran and left its records; the verdict and the report exist;
+# the runs follow the seeded interleaved order; a second make does nothing.
+# Then the adaptive step on its own: ADD_REPLICATES adds reps up to the cap.
+. "$(dirname "$0")/lib.sh"
+
+for c in jq haproxy curl flock gnuplot setsid; do
+	command -v $c >/dev/null || skip_all "no $c"
+done
+for t in gp-sim gp-health gp-probe gp-calibrate gp-replay gp-verify gp-analyze gp-report gp-trace; do
+	test -x "$GP_BIN/$t" || skip_all "$t not built"
+done
+C=$GP_TOP/examples/campaign
+
+BASE=$(free_port_range 7) || skip_all "no free ports"
+# The demo's protocol, shortened: 2 arms, 2 rungs, 3 reps (cap 4), 2-s runs,
+# prefill-only calibration, a short trace.
+jq '.arms = ["rr", "chash"] | .min_reps = 3 | .rep_cap = 4 | .run.duration_s = 2 |
+    .ladder.rungs = ["unsaturated", "moderate"] | .ladder.unsaturated = 0.3 | .ladder.moderate = 0.5 |
+    .slo.baseline.requests = 6 | .calibration.roles = ["prefill"] |
+    .calibration.prefill.start_rps = 3 | .calibration.prefill.hold_s = 3 |
+    .trace.synth = "--requests 60 --rate-rps 10 --keys 8 --zipf 0.8 --prefix-tokens 2048 --input-tokens uniform:2100:2400 --output-tokens 16 --block-tokens 512 --seed 7"' \
+    "$C/protocol.json" >protocol.json
+# doc/campaign.md's worked example, as written.
+awk '/^## A worked example/ { w = 1 } w && /^```sh$/ { on = 1; next } on && /^```$/ { exit } on' \
+	"$GP_TOP/doc/campaign.md" >example.sh
+cleanup_gw() {
+	FLEET=$TRASH/fleet.json PROTOCOL=$TRASH/protocol.json OUT=$TRASH/out sh "$C/campaign.sh" down 2>/dev/null
+	[ -s ex.pid ] && kill -- "-$(cat ex.pid)" 2>/dev/null
+}
+trap 'cleanup_gw; _cleanup' EXIT
+test_expect_success 'the worked example (doc/campaign.md) runs the whole campaign to a verdict' '
+	test "$(wc -l <example.sh)" -gt 10 &&
+	{ env BASE=$BASE PROTOCOL=$TRASH/protocol.json setsid sh -e example.sh >make.out 2>make.err &
+	  echo $! >ex.pid; wait $!; } || { tail -n 20 make.err; exit 1; }
+	grep -q "^verdict: " make.out
+'
+M="make --no-print-directory -f $C/Makefile FLEET=$TRASH/fleet.json PROTOCOL=$TRASH/protocol.json OUT=$TRASH/out"
+O=out
+test_expect_success 'phase 0 and 1: health, a saturated capacity per engine, the ladder' '
+	jq -s -e "map(select(.type == \"health_summary\"))[0].ready" $O/health/phase0.ndjson >/dev/null &&
+	for b in b1 b2 b3 b4; do
+		jq -s -e "map(select(.type == \"capacity\")) | length == 1 and .[0].saturated" $O/cal/$b.ndjson >/dev/null || exit 1
+	done &&
+	jq -s -e "map(select(.type == \"ladder\")) | length >= 1" $O/ladder.ndjson >/dev/null &&
+	test "$(wc -l <$O/rates)" = 2
+'
+test_expect_success 'the SLO baseline passed validity' '
+	jq -s -e "map(select(.type == \"validity\"))[0].kept == 1" $O/baseline.ndjson >/dev/null
+'
+test_expect_success 'runs/ARM/RATE/REP.ndjson.gz: 2 arms x 2 rungs x at least 3 reps' '
+	for a in rr chash; do for r in $(cat $O/rates); do
+		test "$(ls $O/runs/$a/$r/*.ndjson.gz | wc -l)" -ge 3 || exit 1
+	done; done
+'
+nruns=$(ls out/runs/*/*/*.ndjson.gz 2>/dev/null | wc -l)
+test_expect_success 'every run: a health round before and after, a probe confirmed and engaged, a cache reset' '
+	test "$(ls $O/health/*-before.ndjson | grep -vc baseline)" = "$nruns" &&
+	test "$(ls $O/health/*-after.ndjson | grep -vc baseline)" = "$nruns" &&
+	test "$(cat $O/probe/[!f]*.ndjson | jq -c "select(.type == \"probe\" and .mode_confirmed and .engaged)" | wc -l)" = "$nruns" &&
+	test "$(grep -c "caches reset" $O/cache.log)" = "$((nruns + 1))"
+'
+test_expect_success 'the runs were made in the recorded order, arms interleaved within each rung' '
+	for f in $(jq -r "\"out/runs/\(.arm)/\(.rate_rps)/\(.rep).ndjson.gz\"" $O/order.ndjson); do
+		zcat $f | jq -r "select(.type == \"run\") | .started_at"
+	done >started &&
+	sort -c started &&
+	jq -s -e "group_by(.rate_rps, .rep) | all(.[]; map(.arm) | sort == [\"chash\", \"rr\"])" $O/order.ndjson >/dev/null
+'
+test_expect_success 'validity, analysis and publish ran: SLO from the baseline, a verdict, the relaxed threshold named' '
+	zcat $O/all.ndjson.gz | jq -s -e "
+		(map(select(.type == \"validity\")) | length == 1) and
+		(map(select(.type == \"slo\"))[0].origin == \"baseline\") and
+		(map(select(.type == \"stability\")) | length == 4) and
+		(map(select(.type == \"verdict\"))[0].reasons | any(test(\"relaxed: --min-reps 3\")))" >/dev/null &&
+	jq -s -e "map(select(.type == \"verdict\")) | length == 1" $O/verdict.ndjson >/dev/null
+'
+test_expect_success 'the report: report.md with the protocol echoed, report.html, the plots' '
+	test -s $O/report/report.md && test -s $O/report/report.html &&
+	test -s $O/report/goodfrac.png && test -s $O/report/goodfrac.svg &&
+	grep -q "rep_cap" $O/report/report.md
+'
+test_expect_success 'a second make does nothing (every target up to date)' '
+	$M -q $TRASH/$O/report/report.md $TRASH/$O/table.txt &&
+	$M all >make2.out 2>&1 && ! grep -q "campaign.sh" make2.out &&
+	test "$(ls $O/runs/*/*/*.ndjson.gz | wc -l)" = "$nruns"
+'
+test_expect_success 'a protocol edited after the campaign began is refused' '
+	jq ".delta = 0.2" protocol.json >p2 && mv p2 protocol.json &&
+	! $M all >make3.out 2>&1 && grep -q "changed after this campaign began" make3.out
+'
+
+# The adaptive step alone, on records made for it: ADD_REPLICATES on one
+# rung adds what publish asks, up to the cap; at the cap nothing is added.
+mkdir -p ad
+printf 'rr\t4.5\t5\nkv\t4.5\t5\n' >ad/reps.tsv
+printf '%s\n' '{"type":"stability","arm":"rr","rate_rps":4.5,"reps":5,"cv":0.2,"verdict":"ADD_REPLICATES","add_reps":5}' \
+	'{"type":"stability","arm":"kv","rate_rps":4.5,"reps":5,"cv":0.05,"verdict":"PUBLISHABLE","add_reps":0}' | gzip >ad/all.ndjson.gz
+jq '.rep_cap = 8' "$C/protocol.json" >ad/protocol.json
+A="env FLEET=$TRASH/fleet.json PROTOCOL=$TRASH/ad/protocol.json OUT=$TRASH/ad sh $C/campaign.sh adapt"
+test_expect_success 'adapt: ADD_REPLICATES below the cap adds reps, up to the cap' '
+	$A 2>/dev/null && test "$(printf "rr\t4.5\t8\nkv\t4.5\t5")" = "$(cat ad/reps.tsv)" &&
+	grep -q "rr at 4.5 req/s: 5 -> 8 reps" ad/adapt.log
+'
+test_expect_code 1 'adapt: at the cap, nothing more' "$A"
+say "campaign: $nruns runs; $(sed -n 's/^verdict: //p' make.out)"
+test_done
