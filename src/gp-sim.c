@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -162,6 +163,9 @@ struct sim {
 	int64_t timer_late_ns, timer_late_max_ns; /* how late they fired */
 	int64_t lag_max_ns;
 	double lag_sum_ms;
+	/* the current one-second window of lags, for the overload warning */
+	int64_t win_t0_ns, win_max_ns, warned_ns;
+	uint64_t win_n, win_late, lag_warnings;
 };
 
 struct stream {
@@ -183,6 +187,7 @@ struct stream {
 	int64_t lag_max_ns;		/* latest token write vs its schedule */
 	long written;			/* content events handed to the socket */
 	int stalled, aborted, done, truth_written;
+	int chunked;			/* streamed reply with chunked encoding */
 	int slow;			/* closed: the client did not keep up */
 	struct evbuffer *text;		/* non-streaming: generated text */
 };
@@ -455,6 +460,36 @@ static void abort_conn(struct stream *s, const char *raw, int discard)
 
 /* ---- SSE output ---- */
 
+#define LAG_LATE_NS (5 * GP_NS_PER_MS)	/* "late" for the overload warning */
+#define LAG_WARN_EVERY_NS (10 * GP_NS_PER_S)
+
+/* Warn (at most every 10 s) when over 1% of a second's tokens were late:
+ * the process cannot keep the model's schedule, and every latency measured
+ * against it is inflated by up to the lag. */
+static void lag_window(struct sim *sim, int64_t lag, int64_t now)
+{
+	sim->win_n++;
+	sim->win_late += lag > LAG_LATE_NS;
+	if (lag > sim->win_max_ns)
+		sim->win_max_ns = lag;
+	if (now - sim->win_t0_ns < GP_NS_PER_S)
+		return;
+	if (sim->win_late * 100 > sim->win_n &&
+	    (!sim->warned_ns || now - sim->warned_ns >= LAG_WARN_EVERY_NS)) {
+		gp_warn("pacing: %llu of %llu tokens in the last %.1f s were written more than "
+			"%.0f ms late (up to %.1f ms): more than this process can write on time; "
+			"see lag_max_ms in the truth log and gpsim:token_pacing_lag_seconds",
+			(unsigned long long)sim->win_late, (unsigned long long)sim->win_n,
+			gp_ns_to_s(now - sim->win_t0_ns), gp_ns_to_ms(LAG_LATE_NS),
+			gp_ns_to_ms(sim->win_max_ns));
+		sim->warned_ns = now;
+		sim->lag_warnings++;
+	}
+	sim->win_t0_ns = now;
+	sim->win_n = sim->win_late = 0;
+	sim->win_max_ns = 0;
+}
+
 /* Pacing lag: from a token's scheduled time in the engine model to the
  * moment its bytes were handed to the kernel (or, when the socket was
  * full, queued behind what the kernel has not taken yet). */
@@ -471,21 +506,60 @@ static void record_lag(struct stream *s, int64_t t_sched, int64_t now)
 	gp_prom_hist_observe(&s->b->lag, (double)lag / 1e9);
 	us = lag / 1000;
 	sim->lag_hist[us < LAG_BUCKETS ? us : LAG_BUCKETS]++;
+	lag_window(sim, lag, now);
 	sim->lag_n++;
 	sim->lag_sum_ms += (double)lag / 1e6;
 	if (lag > sim->lag_max_ns)
 		sim->lag_max_ns = lag;
 }
 
+/*
+ * One SSE event as one HTTP chunk.  The write path of every token: when
+ * nothing is queued for the connection, the chunk goes to the kernel at
+ * once in one writev() — no copy into an evbuffer, no EV_WRITE to arm and
+ * disarm (two epoll_ctl calls per token on the evhttp path), and the
+ * pacing lag is measured when the bytes were really handed over.  Whatever
+ * the kernel does not take, and every chunk behind it, is queued in the
+ * connection's output buffer for libevent to write in order.  A reply that
+ * is not chunked (HTTP/1.0 client) takes evhttp's path.
+ */
 static void send_event(struct stream *s, const char *data, size_t n)
 {
-	struct evbuffer *eb = s->b->sim->scratch;
+	struct bufferevent *bev = s->chunked ? evhttp_connection_get_bufferevent(s->evcon) : NULL;
+	struct evbuffer *out;
+	char hdr[32];
+	struct iovec iov[3];
+	ssize_t w = 0;
 
-	evbuffer_add(eb, "data: ", 6);
-	evbuffer_add(eb, data, n);
-	evbuffer_add(eb, "\n\n", 2);
-	evhttp_send_reply_chunk(s->req, eb);
 	s->b->sim->events++;
+	if (!bev) {
+		struct evbuffer *eb = s->b->sim->scratch;
+
+		evbuffer_add(eb, "data: ", 6);
+		evbuffer_add(eb, data, n);
+		evbuffer_add(eb, "\n\n", 2);
+		evhttp_send_reply_chunk(s->req, eb);
+		return;
+	}
+	out = bufferevent_get_output(bev);
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = (size_t)snprintf(hdr, sizeof(hdr), "%zx\r\ndata: ", n + 8);
+	iov[1].iov_base = (void *)data;
+	iov[1].iov_len = n;
+	iov[2].iov_base = (void *)"\n\n\r\n";
+	iov[2].iov_len = 4;
+	if (evbuffer_get_length(out) == 0) {
+		w = writev(bufferevent_getfd(bev), iov, 3);
+		if (w < 0)
+			w = 0;	/* EAGAIN; or an error libevent's write will meet */
+	}
+	for (int i = 0; i < 3; i++) {
+		size_t skip = (size_t)w < iov[i].iov_len ? (size_t)w : iov[i].iov_len;
+
+		w -= (ssize_t)skip;
+		if (skip < iov[i].iov_len)
+			evbuffer_add(out, (const char *)iov[i].iov_base + skip, iov[i].iov_len - skip);
+	}
 }
 
 static const char *token_word(const struct stream *s, long k)
@@ -1038,6 +1112,7 @@ static void handle_completion(struct backend *b, struct evhttp_request *req, int
 		evhttp_add_header(h, "Cache-Control", "no-cache");
 		add_common_headers(s, h);
 		evhttp_send_reply_start(req, 200, "OK");
+		s->chunked = evhttp_find_header(h, "Transfer-Encoding") != NULL;
 	}
 	if (gp_engine_submit(&b->eng, &s->seq, engine_clock(b, t_recv)))
 		gp_die(GP_EXIT_SOFTWARE, "engine refused a request that fits");	/* checked above */
@@ -1251,11 +1326,11 @@ static void print_stats(struct sim *sim)
 		fprintf(sim->truth, "{\"type\":\"sim_stats\",\"uptime_s\":%.3f,\"events\":%llu,"
 			"\"tokens\":%llu,\"lag_p50_ms\":%.3f,\"lag_p99_ms\":%.3f,"
 			"\"lag_p999_ms\":%.3f,\"lag_max_ms\":%.3f,\"lag_mean_ms\":%.4f,"
-			"\"slow_readers\":%llu}\n",
+			"\"slow_readers\":%llu,\"lag_warnings\":%llu}\n",
 			up, (unsigned long long)sim->events, (unsigned long long)sim->lag_n,
 			p50, p99, p999, mx,
 			sim->lag_n ? sim->lag_sum_ms / (double)sim->lag_n : 0.0,
-			(unsigned long long)sim->slow_readers);
+			(unsigned long long)sim->slow_readers, (unsigned long long)sim->lag_warnings);
 		fflush(sim->truth);
 	}
 }
@@ -1571,6 +1646,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	raise_nofile();
 	sim->t0_ns = gp_now_ns();
+	sim->win_t0_ns = sim->t0_ns;
 	sim->created = time(NULL);
 	if (sim->o.truth) {
 		sim->truth = fopen(sim->o.truth, "a");

@@ -152,4 +152,24 @@ test_expect_success 'a request that can never fit in the pool is refused with 40
 	post /v1/completions "{\"prompt\":\"$(words 300 1)\",\"max_tokens\":1}" -o big.json -w "%{http_code}\n" >code &&
 	test "$(cat code)" = 400 && grep -q "KV blocks" big.json
 '
+kill $SIM_PID; wait $SIM_PID
+
+# More than one process can write: 20 streams stepping every 20 us ask for a
+# million tokens a second.  gp-sim says so on stderr, and the lag is in the
+# truth log and the sim_stats record.
+: >"$TRASH/sim.log"
+start_sim --model m --truth o.ndjson --stats --decode-ms 0.02 --decode-ms-per-seq 0 --kv-blocks 100000 \
+	--max-unsent-kb 1000000
+test_expect_success 'overload: 20 streams at 20 us steps' '
+	for i in $(seq 1 20); do
+		post /v1/completions "{\"prompt\":\"o$i\",\"max_tokens\":20000,\"ignore_eos\":true,\"stream\":true}" >/dev/null &
+	done
+	wait
+'
+kill $SIM_PID; wait $SIM_PID
+test_expect_success 'overload: ... the warning, and the lag in truth and sim_stats' '
+	grep "pacing:" "$TRASH/sim.log" || { cat "$TRASH/sim.log"; tail -n 3 o.ndjson; false; } &&
+	jq -s -e "(map(select(.type == \"truth\")) | length == 20 and all(.lag_max_ms > 5)) and
+		(map(select(.type == \"sim_stats\"))[0] | .lag_warnings >= 1 and .lag_p99_ms > 5)" o.ndjson
+'
 test_done
