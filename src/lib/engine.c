@@ -127,10 +127,24 @@ static int grow(struct gp_engine *e, struct gp_seq *s, long upto)
 	return 0;
 }
 
+/* Register the keys of s's prompt blocks that are full once its first
+ * `upto` tokens are computed (vLLM caches them when it schedules them). */
+static void commit_keys(struct gp_engine *e, struct gp_seq *s, long upto)
+{
+	size_t bt = (size_t)e->cfg.block_tokens;
+
+	while (s->ncommitted < s->nkeys && s->ncommitted < s->nblocks &&
+	       (s->ncommitted + 1) * bt <= (size_t)upto) {
+		gp_kvcache_commit(e->pool, s->blocks[s->ncommitted], s->keys[s->ncommitted]);
+		s->ncommitted++;
+	}
+}
+
 static void schedule(struct gp_engine *e, struct gp_seq *s, long k, int decode, long *left)
 {
 	struct gp_step *st = &e->step;
 
+	commit_keys(e, s, s->computed + k);
 	s->sched = k;
 	s->decode = decode;
 	st->batch++;
@@ -302,7 +316,6 @@ static void step_end(struct gp_engine *e)
 {
 	const struct gp_step *st = &e->step;
 	int64_t t = st->t_end_ns;
-	size_t bt = (size_t)e->cfg.block_tokens;
 	struct gp_seq *s, *nx;
 
 	e->step_busy = 0;
@@ -316,11 +329,6 @@ static void step_end(struct gp_engine *e)
 		s->steps++;
 		s->sum_batch += (double)st->batch;
 		s->sum_tokens += (double)st->tokens;
-		while (s->ncommitted < s->nkeys && s->ncommitted < s->nblocks &&
-		       (s->ncommitted + 1) * bt <= (size_t)s->computed) {
-			gp_kvcache_commit(e->pool, s->blocks[s->ncommitted], s->keys[s->ncommitted]);
-			s->ncommitted++;
-		}
 		if (s->computed < seq_n(s))
 			continue;
 		s->emitted++;

@@ -41,7 +41,9 @@
  * KV memory (kvcache.h, one pool of blocks of block_tokens tokens).  A
  * scheduled sequence must hold ceil((computed + scheduled) / block_tokens)
  * blocks; the blocks of its prompt's full blocks get their chain keys when
- * computed, and become the prefix cache when freed.  Hit blocks are shared
+ * scheduled (as vLLM's allocate_slots caches them, so a request arriving
+ * next can share blocks still being computed), and become the prefix
+ * cache when freed.  Hit blocks are shared
  * (referenced), not copied.  When a running sequence cannot get a block,
  * the newest running sequence is preempted: its blocks are released (they
  * stay cached), computed = 0, and it goes back to the head of the waiting
