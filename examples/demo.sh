@@ -61,8 +61,10 @@ wait_http() { # URL
 }
 
 say "fleet: gp-sim, 4 backends on 127.0.0.1:$base..$((base + 3))"
-# A small prefix cache (about 5 prompt prefixes per backend) and slow prefill, so that
-# where a request lands matters: a cache hit saves ~200 ms of prefill.
+# A small KV pool (1200 blocks of 16 tokens: the running requests' blocks, and
+# free, cached, about 5-8 prompt prefixes per backend) and slow prefill, so that
+# where a request lands matters: a cache hit saves ~200 ms of prefill, for the
+# request (TTFT) and for every request decoding beside it (TPOT).
 gp-sim --port "$base" --backends 4 --model gp-sim --max-model-len 8192 \
 	--prefill-tok-s 10000 --decode-ms 6 --decode-ms-per-seq 0.2 --max-batch 32 \
 	--kv-blocks 1200 --block-tokens 16 --seed 1 --truth "$OUT/truth.ndjson" \
