@@ -60,14 +60,15 @@ trap 'stop_all' EXIT
 trap 'echo "demo: interrupted" >&2; stop_all; exit 130' INT TERM
 
 # Where a request lands matters: 2048-token shared prefixes, prefill at
-# 10000 tokens/s (a miss costs ~220 ms of prefill, a hit ~20 ms), a prefix
-# cache of 400 blocks of 16 tokens (about 3 prefixes per engine) against the
-# trace's 8 keys: round robin makes every engine see every key and thrash its
-# cache; affinity gives each engine 2 keys, which stay warm.
+# 10000 tokens/s (a miss costs ~220 ms of prefill, a hit ~20 ms), a KV pool
+# of 1000 blocks of 16 tokens (the running sequences' blocks and, free, about
+# 4-6 cached prefixes per engine) against the trace's 8 keys: round robin
+# makes every engine see every key and thrash its cache; affinity gives each
+# engine 2 keys, which stay warm.
 echo "demo: gp-sim, 4 engines on 127.0.0.1:$base..$((base + 3)) (b4 at half speed), router on $GP_ROUTER" >&2
 gp-sim --port "$base" --backends 4 --speed 1,1,1,0.5 --model gp-sim --max-model-len 8192 \
 	--prefill-tok-s 10000 --decode-ms 6 --decode-ms-per-seq 0.2 --max-batch 32 \
-	--kv-blocks 400 --block-tokens 16 --seed 1 --router "${GP_ROUTER#*:}" --policy kv \
+	--kv-blocks 1000 --block-tokens 16 --seed 1 --router "${GP_ROUTER#*:}" --policy kv \
 	--truth "$OUT/truth.ndjson" 2>"$OUT/log/sim.log" &
 sim=$!
 for hp in "$GP_B1" "$GP_B2" "$GP_B3" "$GP_B4" "$GP_ROUTER"; do
