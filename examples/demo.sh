@@ -49,12 +49,14 @@ sed -e "s|\${GP_TOP}|$GP_TOP|g; s/\${GP_VIP_PORT}/$GP_VIP_PORT/g; s/\${GP_PROM_P
 
 sim=
 mk=
-stop_all() {
+stop_all() { # never fails (set -e): each step is on its own
 	trap - EXIT INT TERM
-	[ -n "$mk" ] && kill "$mk" 2>/dev/null && wait "$mk" 2>/dev/null
-	FLEET=$OUT/fleet.json PROTOCOL=$PROTOCOL OUT=$OUT sh examples/campaign/campaign.sh down 2>/dev/null || :
-	[ -n "$sim" ] && kill "$sim" 2>/dev/null && wait "$sim" 2>/dev/null
-	:
+	set +e
+	# make and every step it runs are one process group (setsid below).
+	if [ -n "$mk" ]; then kill -TERM -- "-$mk" 2>/dev/null; wait "$mk" 2>/dev/null; sleep 0.5; fi
+	FLEET=$OUT/fleet.json PROTOCOL=$PROTOCOL OUT=$OUT sh examples/campaign/campaign.sh down 2>/dev/null
+	if [ -n "$sim" ]; then kill "$sim" 2>/dev/null; wait "$sim" 2>/dev/null; fi
+	return 0
 }
 trap 'stop_all' EXIT
 trap 'echo "demo: interrupted" >&2; stop_all; exit 130' INT TERM
@@ -82,7 +84,7 @@ done
 
 t0=$(date +%s)
 # The campaign; its own messages go to OUT/log/campaign.log, the phases here.
-make --no-print-directory -j"${JOBS:-4}" -f examples/campaign/Makefile \
+setsid make --no-print-directory -j"${JOBS:-4}" -f examples/campaign/Makefile \
 	FLEET="$OUT/fleet.json" PROTOCOL="$PROTOCOL" OUT="$OUT" all >"$OUT/log/make.log" 2>&1 &
 mk=$!
 tail -n +1 -f "$OUT/log/make.log" --pid=$mk 2>/dev/null | grep --line-buffered '^campaign: ' >&2 &
