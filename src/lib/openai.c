@@ -560,8 +560,6 @@ int gp_oai_req_read(struct gp_oai_in *in, int chat, const char *content_type, co
 	}
 	model = json_object_get(in->root, "model");
 	msgs = json_object_get(in->root, "messages");
-	if (!model || json_is_null(model))
-		miss[k++] = "model", miss[k++] = "field required", miss[k++] = "value_error.missing";
 	if (chat && (!msgs || json_is_null(msgs)))
 		miss[k++] = "messages", miss[k++] = "field required", miss[k++] = "value_error.missing";
 	if (!chat && !json_object_get(in->root, "prompt"))
@@ -571,7 +569,7 @@ int gp_oai_req_read(struct gp_oai_in *in, int chat, const char *content_type, co
 		reject_422(rej, miss);
 		goto bad;
 	}
-	if (!json_is_string(model)) {
+	if (model && !json_is_null(model) && !json_is_string(model)) {
 		reject_422(rej, (const char *const[]){ "model", "str type expected", "type_error.str", NULL });
 		goto bad;
 	}
@@ -579,7 +577,7 @@ int gp_oai_req_read(struct gp_oai_in *in, int chat, const char *content_type, co
 		reject_422(rej, (const char *const[]){ "messages", "value is not a valid list", "type_error.list", NULL });
 		goto bad;
 	}
-	in->model = json_string_value(model);
+	in->model = json_string_value(model);	/* NULL: the served model */
 	in->messages = chat ? msgs : NULL;
 	if (check_prompt(in, rej) || check_types(in, rej) || check_values(in, rej))
 		goto bad;
