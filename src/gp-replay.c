@@ -1476,7 +1476,7 @@ int main(int argc, char **argv)
 	double t_first = 0, t_last = 0, trace_rps = 0;
 	int64_t spin_ns, next_sweep = 0, next_progress = 0, sweep_ns;
 	struct req *la;
-	int interrupted = 0, unreachable = 0, show_progress, i;
+	int interrupted = 0, unreachable = 0, show_progress;
 
 	gp_log_init(argv[0]);
 	parse_args(argc, argv);
@@ -1545,12 +1545,9 @@ int main(int argc, char **argv)
 	G.http = gp_http_new(&hopts, &hops);
 	if (!G.http)
 		gp_die(GP_EXIT_SOFTWARE, "cannot create the HTTP engine");
-	if (gp_stream_headers(G.http, 1, cfg.api_key))
+	if (gp_stream_headers(G.http, 1, cfg.api_key, cfg.hdrs, cfg.nhdrs))
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	check_server();
-	for (i = 0; i < cfg.nhdrs; i++)
-		if (gp_http_add_header(G.http, cfg.hdrs[i]))
-			gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	if (gp_out_open(&G.out, cfg.out_path, cfg.gzip))
 		gp_die(GP_EXIT_SOFTWARE, "%s: %s", cfg.out_path ? cfg.out_path : "-", strerror(errno));
 	G.inflight.next = G.inflight.prev = &G.inflight;
