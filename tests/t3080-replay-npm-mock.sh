@@ -39,7 +39,7 @@ rules:
                       "finish_reason": "stop"}]}
   - path: "/v1/chat/completions"
     method: "POST"
-    match: "body.model != 'm'"
+    match: "body.model && body.model != 'm'"
     response:
       status: 404
       content: |
@@ -87,5 +87,10 @@ test_expect_success "--no-model-check: the server's error message is in every re
 	sel ".type == \"request\"" nm.ndjson | jq -se "length == 3 and all(.outcome == \"failed\" and
 		.error_detail == \"The model does not exist: gpt-x\")" &&
 	grep -q "The model does not exist: gpt-x" nmerr
+'
+test_expect_success 'the issue case: a body Express does not parse gets a whole chat.completion: not_streamed, not truncated' '
+	gp-replay --url $URL --model m --max-requests 2 -H "Content-Type: text/plain" trace.ndjson >ns.ndjson 2>nserr; test $? = 1 &&
+	sel ".type == \"request\"" ns.ndjson | jq -se "length == 2 and all(.error == \"not_streamed\" and .http_status == 200 and
+		(.error_detail | startswith(\"Content-Type: application/json\")))"
 '
 test_done

@@ -116,7 +116,7 @@ static void request_rejects(void)
 	rejects(1, CT, "{\"model\":", 422, "body: unexpected token near end of file: line 1 column 9 (char 9)");
 	rejects(1, CT, "[1]", 422, "body: value is not a valid dict");
 	rejects(1, CT, "{\"model\":7,\"messages\":[]}", 422, "body.model: str type expected");
-	ok(gp_oai_req_read(&in, 1, CT, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", 46, &rej) == 0 &&
+	ok(gp_oai_req_read(&in, 1, CT, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", 44, &rej) == 0 &&
 	   in.model == NULL, "no model: accepted, model NULL (vLLM serves its own)");
 	gp_oai_in_release(&in);
 	rejects(1, CT, "{\"model\":\"m\"}", 422, "body.messages: field required");
