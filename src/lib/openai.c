@@ -549,8 +549,8 @@ int gp_oai_req_read(struct gp_oai_in *in, int chat, const char *content_type, co
 		snprintf(msg, sizeof(msg), "%s: line %d column %d (char %d)", jerr.text, jerr.line, jerr.column,
 			 jerr.position);
 		for (char *c = msg; *c; c++)
-			if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
-				*c = '\'';
+			if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+				*c = '\'';	/* jansson quotes the input: keep the body JSON */
 		reject_422(rej, (const char *const[]){ "", msg, "value_error.jsondecode", NULL });
 		return -1;
 	}
