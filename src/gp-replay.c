@@ -1386,7 +1386,16 @@ static void check_server(void)
 	int found = 0;
 
 	snprintf(url, sizeof(url), "%s/v1/models", cfg.url);
-	k = gp_http_get(G.http, url, 10000, 1u << 20, &body, &len, &status, err, sizeof(err));
+	/* A server started just before us (`gp-sim & gp-replay`) gets 1.5 s
+	 * to open its port; nothing listening after that is an error. */
+	for (int64_t until = gp_now_ns() + 3 * GP_NS_PER_S / 2;;) {
+		free(body);
+		body = NULL;
+		k = gp_http_get(G.http, url, 10000, 1u << 20, &body, &len, &status, err, sizeof(err));
+		if (k != GP_HTTP_ECONNECT || gp_now_ns() >= until || gp_sig_stop())
+			break;
+		gp_sleep_until_ns(gp_now_ns() + 100 * GP_NS_PER_MS);
+	}
 	if (k != GP_HTTP_OK) {
 		sanitize(err, sizeof(err));
 		gp_die(GP_EXIT_UNAVAILABLE, "%s: %s%s", cfg.url, err,

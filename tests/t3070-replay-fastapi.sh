@@ -34,7 +34,8 @@ med() { jq -s "map(select(.type == \"request\" and .outcome == \"ok\") | .$1) | 
 
 test_expect_success 'chat: FastAPI accepts every request (no 422): all ok, out_tokens from usage' '
 	gp-replay --url http://127.0.0.1:$FXP_plain --model m trace.ndjson >run.ndjson 2>err &&
-	sel ".type == \"run_end\"" run.ndjson | jq -e ".attempted == 10 and .ok == 10 and .by_error == {}" &&
+	{ sel ".type == \"run_end\"" run.ndjson | jq -e ".attempted == 10 and .ok == 10 and .by_error == {}" ||
+		{ cat err; false; }; } &&
 	sel ".type == \"request\"" run.ndjson | jq -se "all(.http_status == 200 and .tokens_from == \"usage\") and
 		(map(.out_tokens) == [9,10,11,9,10,11,9,10,11,9])"
 '
