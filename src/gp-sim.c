@@ -552,24 +552,15 @@ static void send_json(struct evhttp_request *req, int code, const char *reason,
 static void send_whole(struct stream *s)
 {
 	struct evbuffer *b = evbuffer_new();
-	char *text = evbuffer_strdup(s->text, NULL);
+	size_t tl;
+	char *text = evbuffer_strdup(s->text, &tl);
+	struct gp_oai_buf w = { 0 };
 
-	evbuffer_add_printf(b, "{\"id\":\"%s", s->chat ? "chatcmpl-" : "cmpl-");
-	json_esc(b, s->id);
-	evbuffer_add_printf(b, "\",\"object\":\"%s\",\"created\":%lld,\"model\":\"",
-			    s->chat ? "chat.completion" : "text_completion",
-			    (long long)s->b->sim->created);
-	json_esc(b, s->b->sim->o.model);
-	if (s->chat)
-		evbuffer_add_printf(b, "\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
-				    "\"content\":\"%s\"},\"logprobs\":null,\"finish_reason\":\"%s\"}],",
-				    text, finish_reason(s));
-	else
-		evbuffer_add_printf(b, "\",\"choices\":[{\"index\":0,\"text\":\"%s\",\"logprobs\":null,"
-				    "\"finish_reason\":\"%s\"}],", text, finish_reason(s));
-	evbuffer_add_printf(b, "\"usage\":{\"prompt_tokens\":%ld,\"completion_tokens\":%ld,"
-			    "\"total_tokens\":%ld}}", s->seq.in_tokens, s->written,
-			    s->seq.in_tokens + s->written);
+	if (gp_oai_whole_write(&w, s->chat, s->id, (long long)s->b->sim->created, s->b->sim->o.model, text,
+			       tl, finish_reason(s), s->seq.in_tokens, s->written))
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	evbuffer_add(b, w.p, w.len);
+	gp_oai_buf_release(&w);
 	free(text);
 	if (s->fault == F_BAD_FRAME || s->fault == F_DROP_DONE)	/* truncate: not JSON */
 		evbuffer_drain(b, evbuffer_get_length(b) / 2);

@@ -668,3 +668,33 @@ int gp_oai_chunk_usage(char *buf, size_t cap, const char *head, long prompt_toke
 			    "\"completion_tokens\":%ld,\"total_tokens\":%ld}}", head, prompt_tokens,
 			    completion_tokens, prompt_tokens + completion_tokens), cap);
 }
+
+int gp_oai_whole_write(struct gp_oai_buf *b, int chat, const char *id, long long created, const char *model,
+		       const char *text, size_t n, const char *finish_reason, long prompt_tokens,
+		       long completion_tokens)
+{
+	char num[200];
+	int rc = 0;
+
+	b->len = 0;
+	rc |= add_str(b, chat ? "{\"id\":\"chatcmpl-" : "{\"id\":\"cmpl-");
+	rc |= need(b, esc(NULL, id, strlen(id)));
+	if (!rc) {
+		b->len += esc(b->p + b->len, id, strlen(id));
+		b->p[b->len] = '\0';
+	}
+	snprintf(num, sizeof(num), "\",\"object\":\"%s\",\"created\":%lld,\"model\":",
+		 chat ? "chat.completion" : "text_completion", created);
+	rc |= add_str(b, num);
+	rc |= gp_oai_buf_jstr(b, model, strlen(model));
+	rc |= add_str(b, chat ? ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+			      : ",\"choices\":[{\"index\":0,\"text\":");
+	rc |= gp_oai_buf_jstr(b, text, n);
+	rc |= add_str(b, chat ? "}," : ",");
+	rc |= add_str(b, "\"logprobs\":null,\"finish_reason\":");
+	rc |= gp_oai_buf_jstr(b, finish_reason, strlen(finish_reason));
+	snprintf(num, sizeof(num), "}],\"usage\":{\"prompt_tokens\":%ld,\"completion_tokens\":%ld,"
+		 "\"total_tokens\":%ld}}", prompt_tokens, completion_tokens, prompt_tokens + completion_tokens);
+	rc |= add_str(b, num);
+	return rc ? -1 : 0;
+}

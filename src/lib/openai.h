@@ -187,4 +187,14 @@ int gp_oai_chunk_final(char *buf, size_t cap, const char *head, int chat, const 
 /* The usage chunk: "choices":[] and usage {prompt, completion, total}. */
 int gp_oai_chunk_usage(char *buf, size_t cap, const char *head, long prompt_tokens, long completion_tokens);
 
+/*
+ * A whole, non-streamed response (stream false): chat.completion with
+ * choices[0].message {role assistant, content text}, or text_completion
+ * with choices[0].text; finish_reason; usage.  Written to b (b->len reset).
+ * 0 or -1 (out of memory).
+ */
+int gp_oai_whole_write(struct gp_oai_buf *b, int chat, const char *id, long long created, const char *model,
+		       const char *text, size_t n, const char *finish_reason, long prompt_tokens,
+		       long completion_tokens);
+
 #endif

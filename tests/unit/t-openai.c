@@ -191,6 +191,28 @@ static void round_trip_chunks(void)
 	ok(c.has_error, "in-stream error seen");
 }
 
+static void whole_responses(void)
+{
+	struct gp_oai_buf b = { 0 };
+	json_t *o;
+
+	ok(gp_oai_whole_write(&b, 1, "r\"1", 5, "m", "a b ", 4, "length", 3, 2) == 0, "whole chat written");
+	o = json_loadb(b.p, b.len, 0, NULL);
+	ok(o != NULL, "whole chat is JSON");
+	is_str(json_string_value(json_object_get(o, "id")), "chatcmpl-r\"1", "id");
+	is_str(json_string_value(json_object_get(o, "object")), "chat.completion", "object");
+	is_str(json_string_value(json_object_get(json_object_get(json_array_get(json_object_get(o, "choices"), 0),
+				 "message"), "content")), "a b ", "message content");
+	is_int(json_integer_value(json_object_get(json_object_get(o, "usage"), "total_tokens")), 5, "usage total");
+	json_decref(o);
+	ok(gp_oai_whole_write(&b, 0, "x", 5, "m", "w ", 2, "stop", 1, 1) == 0, "whole completion written");
+	o = json_loadb(b.p, b.len, 0, NULL);
+	is_str(json_string_value(json_object_get(json_array_get(json_object_get(o, "choices"), 0), "text")), "w ",
+	       "completion text");
+	json_decref(o);
+	gp_oai_buf_release(&b);
+}
+
 static void error_bodies(void)
 {
 	char out[64];
@@ -228,5 +250,6 @@ int main(void)
 	request_rejects();
 	round_trip_chunks();
 	error_bodies();
+	whole_responses();
 	return done_testing();
 }
