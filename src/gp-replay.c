@@ -1554,7 +1554,7 @@ int main(int argc, char **argv)
 	G.http = gp_http_new(&hopts, &hops);
 	if (!G.http)
 		gp_die(GP_EXIT_SOFTWARE, "cannot create the HTTP engine");
-	if (gp_stream_headers(G.http, 1, cfg.api_key, cfg.hdrs, cfg.nhdrs))
+	if (gp_stream_headers_with(G.http, 1, cfg.api_key, cfg.hdrs, cfg.nhdrs))
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	check_server();
 	if (gp_out_open(&G.out, cfg.out_path, cfg.gzip))

@@ -60,8 +60,8 @@ static int named(const char *line, const char *const *user, int nuser)
 	return 0;
 }
 
-int gp_stream_headers(struct gp_http *h, int streaming, const char *api_key, const char *const *user,
-		      int nuser)
+int gp_stream_headers_with(struct gp_http *h, int streaming, const char *api_key, const char *const *user,
+			   int nuser)
 {
 	char line[4200];
 	int rc = 0, i;
@@ -79,6 +79,11 @@ int gp_stream_headers(struct gp_http *h, int streaming, const char *api_key, con
 	for (i = 0; !rc && i < nuser; i++)
 		rc = gp_http_add_header(h, user[i]);
 	return rc;
+}
+
+int gp_stream_headers(struct gp_http *h, int streaming, const char *api_key)
+{
+	return gp_stream_headers_with(h, streaming, api_key, NULL, 0);
 }
 
 static int key_ok(const char *k)

@@ -94,8 +94,10 @@ void gp_stream_release(struct gp_stream *s);
  * is wiped); then the user's own lines ("Name: value", e.g. from -H), which
  * replace ours of the same name.  0 or -1.
  */
-int gp_stream_headers(struct gp_http *h, int streaming, const char *api_key, const char *const *user,
-		      int nuser);
+int gp_stream_headers_with(struct gp_http *h, int streaming, const char *api_key, const char *const *user,
+			   int nuser);
+/* The same without user lines. */
+int gp_stream_headers(struct gp_http *h, int streaming, const char *api_key);
 
 /*
  * The API key: read from `file` when given (its first line, without the line
