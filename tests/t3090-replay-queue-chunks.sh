@@ -22,7 +22,7 @@ test_expect_success 'queued past --idle-s 0.3 for the first token: ok, not hang'
 # (Other rules, such as the client's own lateness on a loaded host, may
 # discard a run; the one under test is hang_truncated.)
 hang_rule_kept() {
-	gp-verify validity <"$1" >"$1.valid" &&
+	gp-verify validity <"$1" >"$1.valid"; test $? -le 1 &&	# 1: discarded by some rule
 	sel ".type == \"validity\"" "$1.valid" | jq -e ".rules[] | select(.rule == \"hang_truncated\") | .status == \"checked\" and .discarded == 0" >/dev/null &&
 	! grep -q "hang: [0-9]" "$1.valid"
 }
