@@ -13,6 +13,9 @@ PY=/usr/bin/python3
 FX=$GP_TOP/tests/fixtures/vllm-shaped.py
 $PY -c 'import fastapi, uvicorn' 2>/dev/null || skip_all "no python3-fastapi/python3-uvicorn (share/packages)"
 
+# Timing bounds are on medians, a few ms above the configured times (the
+# fixture is Python: on a loaded 2-core host it is itself late by some ms),
+# never below them: a client that stamped too early would fail.
 # fixture NAME ARGS...: start one, its port in $FXP_NAME.
 fixture() {
 	_fx=$1; shift
@@ -42,7 +45,7 @@ test_expect_success 'chat: FastAPI accepts every request (no 422): all ok, out_t
 test_expect_success 'TTFT and TPOT within a few ms of the configured 60 ms and 12 ms' '
 	ttft=$(med ttft_ms run.ndjson) && tpot=$(med tpot_ms run.ndjson) &&
 	echo "median TTFT $ttft ms, TPOT $tpot ms" >&2 &&
-	awk -v t="$ttft" -v p="$tpot" "BEGIN { exit !(t > 59 && t < 68 && p > 11 && p < 14) }"
+	awk -v t="$ttft" -v p="$tpot" "BEGIN { exit !(t > 59 && t < 75 && p > 11 && p < 14.5) }"
 '
 test_expect_success 'completions API: all ok too' '
 	gp-replay --url http://127.0.0.1:$FXP_plain --model m --api completions --max-requests 3 trace.ndjson >c.ndjson &&
@@ -84,6 +87,6 @@ test_expect_success 'chunks of 3 tokens: out_tokens from usage, TPOT the per-tok
 		(map(.out_tokens) == [9,10,11,9,10,11,9,10,11,9])" &&
 	tpot=$(med tpot_ms m.ndjson) && ttft=$(med ttft_ms m.ndjson) &&
 	echo "3 tokens/chunk: median TTFT $ttft ms (want 40: the first token alone), TPOT $tpot ms (want 10)" >&2 &&
-	awk -v p="$tpot" -v t="$ttft" "BEGIN { exit !(p > 9 && p < 12 && t > 39 && t < 48) }"
+	awk -v p="$tpot" -v t="$ttft" "BEGIN { exit !(p > 9 && p < 12.5 && t > 39 && t < 55) }"
 '
 test_done
