@@ -56,6 +56,10 @@ test_expect_success 'invalid JSON: 422 value_error.jsondecode at body' '
 test_expect_success 'a JSON array: 422 value is not a valid dict' '
 	same arr /v1/chat/completions "[1]" -H "$CT" && test "$s1" = 422 && cmp arr.sim arr.fx
 '
+test_expect_success 'no model: served by the one model (vLLM >= 0.6), in both' '
+	same nomodelf /v1/chat/completions "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":2}" -H "$CT" &&
+	test "$s1" = 200
+'
 test_expect_success 'missing messages: 422 field required at body.messages' '
 	same nomsg /v1/chat/completions "{\"model\":\"m\"}" -H "$CT" && test "$s1" = 422 && cmp nomsg.sim nomsg.fx
 '
