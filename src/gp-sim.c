@@ -50,6 +50,7 @@
 #include "log.h"
 #include "prom.h"
 #include "rng.h"
+#include "router.h"
 #include "banned.h"
 
 static const char usage[] =
@@ -57,7 +58,9 @@ static const char usage[] =
 "              [--prefill-tok-s X] [--decode-ms X] [--decode-ms-per-seq X]\n"
 "              [--max-batch N] [--kv-blocks N] [--block-tokens N] [--speed 1,1,0.5,...]\n"
 "              [--receipt-header NAME] [--fault KIND=PROB ...] [--truth FILE]\n"
-"              [--max-unsent-kb N] [--seed S] [--stats] [--help] [--version]\n"
+"              [--max-unsent-kb N] [--seed S] [--stats]\n"
+"              [--router PORT [--policy rr|chash|bounded|kv] [--balance-factor F]\n"
+"               [--router-fault kv_events_down|fallback]] [--help] [--version]\n"
 "\n"
 "  -p, --port P             first port; backend i listens on P+i\n"
 "  -n, --backends N         number of engines (default 1)\n"
@@ -80,7 +83,14 @@ static const char usage[] =
 "                           output pile up unsent (default 256)\n"
 "      --seed S             random seed (default 1)\n"
 "      --stats              on exit, print pacing statistics to stderr (and to\n"
-"                           the truth file)\n";
+"                           the truth file)\n"
+"      --router PORT        also serve a gateway on PORT in front of the engines\n"
+"      --policy P           the router's policy: rr, chash (consistent hash of the\n"
+"                           x-gp-cache-key header), bounded (chash with bounded\n"
+"                           loads) or kv (longest cached prefix; default)\n"
+"      --balance-factor F   bounded: no engine above F times the mean load (1.25)\n"
+"      --router-fault F     kv_events_down (kv silently degrades to round robin)\n"
+"                           or fallback (the router starts in rr and says so)\n";
 
 enum fault {
 	F_NONE = 0, F_RESET, F_DROP_DONE, F_BAD_FRAME, F_BAD_CHUNK,
@@ -106,6 +116,9 @@ struct opts {
 	size_t max_unsent;		/* bytes queued per connection before we drop it */
 	uint64_t seed;
 	int stats;
+	long router_port;		/* 0: no router */
+	int policy, router_fault;
+	double balance;
 };
 
 struct sim;
@@ -143,6 +156,8 @@ struct sim {
 	int stopping;
 	struct event *sigint, *sigterm;
 	struct evbuffer *scratch;
+	struct evhttp *rhttp;		/* the router (--router), or NULL */
+	struct gp_router router;
 	/* pacing statistics */
 	uint64_t lag_hist[LAG_BUCKETS + 1];
 	uint64_t lag_n, events, content_events;
@@ -1099,6 +1114,137 @@ static void on_request(struct evhttp_request *req, void *arg)
 	}
 }
 
+/* ---- the router (--router): a cache-aware gateway in front of the engines ----
+ *
+ * The router's request handler picks an engine (router.h) and hands the same
+ * evhttp request to that engine's handler, in process: the stream then flows
+ * from the engine with no extra hop, and the engine that served it is named
+ * in X-GP-Backend.  For kv, each engine's prefix cache is asked, without
+ * touching it, how many leading blocks of the prompt it holds. */
+
+#define ROUTER_KEY_HEADER "x-gp-cache-key"
+
+/* The prompt's block keys (t->keys, t->nkeys), as the engines will see
+ * them; none when the body is not a request we understand (the engine then
+ * answers the error). */
+static void router_keys(struct sim *sim, struct evhttp_request *req, int chat, struct tok *t)
+{
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	size_t blen = evbuffer_get_length(in);
+	json_t *body = json_loadb((const char *)evbuffer_pullup(in, -1), blen, 0, NULL), *m;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	t->bt = sim->o.eng.block_tokens;
+	t->prev = GP_KV_ROOT_KEY;
+	t->all = gp_kv_chain_begin(GP_KV_ROOT_KEY);
+	if (chat && json_is_array(json_object_get(body, "messages"))) {
+		json_array_foreach(json_object_get(body, "messages"), i, m)
+			if (json_is_object(m))
+				tok_content(t, json_object_get(m, "content"));
+	} else if (!chat && json_is_string(json_object_get(body, "prompt"))) {
+		tok_text(t, json_string_value(json_object_get(body, "prompt")));
+	}
+	json_decref(body);
+}
+
+/* What the router sees of one engine: its load (running + waiting, as of
+ * now) and how many leading blocks of the prompt its prefix cache holds —
+ * asked without touching the cache (no recency change, no insert). */
+static void router_view(struct backend *b, const struct tok *t, long *load, size_t *prefix)
+{
+	gp_engine_advance(&b->eng, engine_clock(b, gp_now_ns()));
+	rearm(b);
+	*load = (long)(gp_engine_running(&b->eng) + gp_engine_waiting(&b->eng));
+	*prefix = gp_kvcache_peek(b->cache, t->keys, t->nkeys);
+}
+
+static void router_metrics(struct sim *sim, struct evhttp_request *req)
+{
+	const char **names = calloc((size_t)sim->nb, sizeof(*names));
+	struct gp_prom p;
+	struct evbuffer *out = evbuffer_new();
+
+	if (!names || !out)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	for (int i = 0; i < sim->nb; i++)
+		names[i] = sim->b[i].addr;
+	gp_prom_init(&p);
+	gp_router_metrics(&sim->router, &p, names);
+	if (p.err)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	evbuffer_add(out, p.buf, p.len);
+	gp_prom_release(&p);
+	free(names);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+			  "text/plain; version=0.0.4; charset=utf-8");
+	evhttp_send_reply(req, 200, "OK", out);
+	evbuffer_free(out);
+}
+
+static void on_router_request(struct evhttp_request *req, void *arg)
+{
+	struct sim *sim = arg;
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+	const char *key = evhttp_find_header(evhttp_request_get_input_headers(req), ROUTER_KEY_HEADER);
+	long *load = calloc((size_t)sim->nb, sizeof(*load));
+	size_t *prefix = calloc((size_t)sim->nb, sizeof(*prefix));
+	struct gp_router_req q = { key != NULL, key ? gp_router_key_hash(key, strlen(key)) : 0,
+				   prefix, load };
+	struct tok t;
+	int e = 0;
+
+	if (!load || !prefix)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	if (!path)
+		path = "/";
+	if (!strcmp(path, "/metrics") && evhttp_request_get_command(req) == EVHTTP_REQ_GET) {
+		router_metrics(sim, req);
+	} else {
+		if (!strcmp(path, "/v1/chat/completions") || !strcmp(path, "/v1/completions")) {
+			router_keys(sim, req, path[4] == 'c' && path[5] == 'h', &t);
+			for (int i = 0; i < sim->nb; i++)
+				router_view(&sim->b[i], &t, &load[i], &prefix[i]);
+			free(t.keys);
+			e = gp_router_pick(&sim->router, &q, NULL);
+		}
+		evhttp_add_header(evhttp_request_get_output_headers(req), "X-GP-Backend",
+				  sim->b[e].addr);
+		on_request(req, &sim->b[e]);
+	}
+	free(load);
+	free(prefix);
+}
+
+static void router_setup(struct sim *sim)
+{
+	struct opts *o = &sim->o;
+	struct evhttp_bound_socket *bs;
+	int one = 1;
+
+	if (gp_router_init(&sim->router, (enum gp_router_policy)o->policy, sim->nb, o->balance,
+			   (enum gp_router_fault)o->router_fault))
+		gp_die(GP_EXIT_SOFTWARE, "out of memory for the router");
+	sim->rhttp = evhttp_new(sim->base);
+	if (!sim->rhttp)
+		gp_die(GP_EXIT_SOFTWARE, "libevent: out of memory");
+	evhttp_set_gencb(sim->rhttp, on_router_request, sim);
+	evhttp_set_timeout(sim->rhttp, 3600);
+	evhttp_set_max_body_size(sim->rhttp, 64 << 20);
+	bs = evhttp_bind_socket_with_handle(sim->rhttp, o->host, (ev_uint16_t)o->router_port);
+	if (!bs)
+		gp_die(GP_EXIT_UNAVAILABLE, "cannot listen on %s:%ld: %s", o->host, o->router_port,
+		       strerror(errno));
+	/* Accepted sockets inherit TCP_NODELAY, as on the engines' ports. */
+	setsockopt(evhttp_bound_socket_get_fd(bs), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (o->router_fault == GP_ROUTER_FALLBACK)
+		gp_warn("router: KV events unavailable at start: falling back to round robin");
+	gp_info("router on %s:%ld: policy %s, mode %s", o->host, o->router_port,
+		gp_router_policy_name((enum gp_router_policy)o->policy),
+		gp_router_mode_name(&sim->router));
+}
+
 /* ---- stats, shutdown ---- */
 
 static double lag_quantile(const struct sim *sim, double q)
@@ -1217,7 +1363,8 @@ static void parse_fault(struct opts *o, const char *arg)
 static void parse_opts(struct opts *o, int argc, char **argv)
 {
 	enum { O_HOST = 256, O_MML, O_PREFILL, O_DMS, O_DMSSEQ, O_BATCH, O_KVB, O_BT,
-	       O_SPEED, O_RECEIPT, O_FAULT, O_TRUTH, O_UNSENT, O_SEED, O_STATS, O_HELP, O_VERSION };
+	       O_SPEED, O_RECEIPT, O_FAULT, O_TRUTH, O_UNSENT, O_SEED, O_STATS, O_HELP, O_VERSION,
+	       O_ROUTER, O_POLICY, O_BALANCE, O_RFAULT };
 	static const struct option lo[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "backends", required_argument, NULL, 'n' },
@@ -1237,6 +1384,10 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		{ "max-unsent-kb", required_argument, NULL, O_UNSENT },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "stats", no_argument, NULL, O_STATS },
+		{ "router", required_argument, NULL, O_ROUTER },
+		{ "policy", required_argument, NULL, O_POLICY },
+		{ "balance-factor", required_argument, NULL, O_BALANCE },
+		{ "router-fault", required_argument, NULL, O_RFAULT },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -1258,6 +1409,8 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 	o->kv_blocks = 4096;
 	o->seed = 1;
 	o->max_unsent = 256 << 10;
+	o->policy = GP_ROUTER_KV;
+	o->balance = 1.25;
 	while ((c = getopt_long(argc, argv, "p:n:m:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->port = gp_opt_long("--port", optarg, 1, 65535); break;
@@ -1288,6 +1441,16 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 			break;
 		case O_SEED: o->seed = gp_opt_u64("--seed", optarg); break;
 		case O_STATS: o->stats = 1; break;
+		case O_ROUTER: o->router_port = gp_opt_long("--router", optarg, 1, 65535); break;
+		case O_POLICY:
+			if ((o->policy = gp_router_policy_parse(optarg)) < 0)
+				gp_usage_error("--policy: '%s' is not rr, chash, bounded or kv", optarg);
+			break;
+		case O_BALANCE: o->balance = gp_opt_double("--balance-factor", optarg, 1.000001, 100); break;
+		case O_RFAULT:
+			if ((o->router_fault = gp_router_fault_parse(optarg)) < 0)
+				gp_usage_error("--router-fault: '%s' is not kv_events_down or fallback", optarg);
+			break;
 		case O_HELP: gp_print_help(usage);
 		case O_VERSION: gp_print_version();
 		default: gp_usage_error("unknown option");
@@ -1300,6 +1463,8 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 	if (o->port + o->backends - 1 > 65535)
 		gp_usage_error("--port %ld with --backends %ld runs past port 65535",
 			       o->port, o->backends);
+	if (o->router_port && o->router_port >= o->port && o->router_port < o->port + o->backends)
+		gp_usage_error("--router %ld is one of the engines' ports", o->router_port);
 	if (o->eng.decode_ms + o->eng.decode_ms_per_seq <= 0)
 		gp_usage_error("--decode-ms and --decode-ms-per-seq cannot both be 0");
 }
@@ -1420,6 +1585,8 @@ int main(int argc, char **argv)
 		setup_backend(sim, i);
 	gp_info("serving model '%s' on %s..%d (%d backend%s)", sim->o.model, sim->b[0].addr,
 		(int)(sim->o.port + sim->nb - 1), sim->nb, sim->nb == 1 ? "" : "s");
+	if (sim->o.router_port)
+		router_setup(sim);
 
 	event_base_dispatch(sim->base);
 
@@ -1433,6 +1600,9 @@ int main(int argc, char **argv)
 		event_free(sim->b[i].timer);
 		gp_kvcache_free(sim->b[i].cache);
 	}
+	if (sim->rhttp)
+		evhttp_free(sim->rhttp);
+	gp_router_release(&sim->router);
 	event_free(sim->sigint);
 	event_free(sim->sigterm);
 	evbuffer_free(sim->scratch);

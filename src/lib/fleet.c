@@ -257,6 +257,7 @@ int gp_fleet_parse(struct gp_fleet *f, json_t *root, char *err, size_t errlen)
 	    opt_long(root, "context_length", "", 1, &f->context_length, err, errlen) ||
 	    opt_str(root, "key_header", "", &f->key_header, err, errlen) ||
 	    opt_str(root, "receipt_header", "", &f->receipt_header, err, errlen) ||
+	    opt_str(root, "backend_header", "", &f->backend_header, err, errlen) ||
 	    (gw && (opt_str(gw, "metrics_url", "gateway.", &f->gateway_metrics_url, err, errlen) ||
 		    opt_str(gw, "cache_hit_metric", "gateway.", &f->cache_hit_metric, err, errlen) ||
 		    opt_str(gw, "miss_metric", "gateway.", &f->miss_metric, err, errlen))) ||

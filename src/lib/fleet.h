@@ -60,12 +60,22 @@ struct gp_fleet {
 	size_t n_inflight_metrics;
 	const char *key_header;		/* may be NULL */
 	const char *receipt_header;	/* may be NULL */
+	const char *backend_header;	/* response header naming the backend
+					 * that served a request; may be NULL */
 	const char *gateway_metrics_url;	/* gateway.metrics_url, may be NULL */
 	const char *cache_hit_metric;	/* gateway.cache_hit_metric, may be NULL */
 	const char *miss_metric;	/* gateway.miss_metric, may be NULL */
 	struct gp_fleet_arm *arms;
 	size_t n_arms;
 };
+
+/*
+ * The backends' cache-hit counter (vLLM's prefix cache, in tokens), read when
+ * the gateway names no cache_hit_metric; and its companion, the tokens
+ * queried.
+ */
+#define GP_FLEET_BACKEND_HIT_METRIC "vllm:prefix_cache_hits_total"
+#define GP_FLEET_BACKEND_QUERY_METRIC "vllm:prefix_cache_queries_total"
 
 /* Zero the struct (no allocation). */
 void gp_fleet_init(struct gp_fleet *f);

@@ -27,7 +27,7 @@ static const char *full =
 	"\"metrics_url\":\"http://127.0.0.1:9001/metrics\",\"role\":\"prefill\",\"accelerators\":2},"
 	"{\"name\":\"b2\",\"url\":\"http://127.0.0.1:9002\"}],"
 	"\"inflight_metrics\":[\"vllm:num_requests_running\",\"vllm:num_requests_waiting\"],"
-	"\"key_header\":\"x-gp-cache-key\",\"receipt_header\":null,"
+	"\"key_header\":\"x-gp-cache-key\",\"receipt_header\":null,\"backend_header\":\"x-gp-backend\","
 	"\"gateway\":{\"metrics_url\":\"http://127.0.0.1:8081/metrics\","
 	"\"cache_hit_metric\":\"gw_cache_hits_total\",\"miss_metric\":null},"
 	"\"arms\":[{\"name\":\"rr\",\"expect\":\"spread\",\"routes_by_cache\":false},"
@@ -56,6 +56,7 @@ int main(void)
 	is_str(f.inflight_metrics[1], "vllm:num_requests_waiting", "inflight metric name");
 	is_str(f.key_header, "x-gp-cache-key", "key_header");
 	ok(f.receipt_header == NULL, "null receipt_header is NULL");
+	is_str(f.backend_header, "x-gp-backend", "backend_header");
 	is_str(f.cache_hit_metric, "gw_cache_hits_total", "gateway.cache_hit_metric");
 	ok(f.miss_metric == NULL, "null miss_metric");
 	is_str(f.gateway_metrics_url, "http://127.0.0.1:8081/metrics", "gateway.metrics_url");
@@ -116,6 +117,7 @@ int main(void)
 		{ "{\"gateway\":3}", "field 'gateway' is not an object" },
 		{ "{\"inflight_metrics\":[\"a\",2]}", "field 'inflight_metrics[1]' is not a string" },
 		{ "{\"context_length\":\"big\"}", "field 'context_length' is not an integer" },
+		{ "{\"backend_header\":true}", "field 'backend_header' is not a string" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ok(parse(&f, bad[i].doc, err, sizeof(err)) == -1, "refuses %s", bad[i].doc);

@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gp-health — Phase 0 of the method (§3): is the fleet serving?  Read-only.
+ * Per backend: /v1/models names the model and advertises the context length;
+ * its metrics endpoint answers and carries the in-flight metrics.  Per VIP: a
+ * real streamed chat completion returns 200 and completes, carrying the
+ * receipt header when the fleet names one.  For an arm that routes by cache:
+ * the KV-events precheck — the same long prompt twice through the VIP must
+ * advance the cache-hit counter.  One `health` record per check, then a
+ * `health_summary`.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chatreq.h"
+#include "stream.h"
+#include "cli.h"
+#include "clock.h"
+#include "fleet.h"
+#include "gate.h"
+#include "http.h"
+#include "json.h"
+#include "log.h"
+#include "ndjson.h"
+#include "openai.h"
+#include "scrape.h"
+#include "trace.h"
+#include "banned.h"
+
+static const char usage[] =
+	"Usage: gp-health --fleet FILE [--arm NAME] [--timeout-s S] [--prompt-tokens N]\n"
+	"                 [--api-key-file FILE] [-q] [-o FILE] [--help] [--version]\n"
+	"\n"
+	"  -f, --fleet FILE       the fleet file (required)\n"
+	"  -a, --arm NAME         the arm the gateway runs now: when it routes by cache,\n"
+	"                         run the KV-events precheck\n"
+	"      --timeout-s S      bound on every request and scrape (default 10)\n"
+	"      --prompt-tokens N  length of the precheck's prompt (default 512)\n"
+	"      --api-key-file F   read the API key from F (else GP_API_KEY, OPENAI_API_KEY)\n"
+	"  -q, --quiet            no failed-check lines on stderr\n"
+	"  -o, --output FILE      write records to FILE\n"
+	"  -h, --help             this text;  --version  the version\n";
+
+struct ctx {
+	struct gp_fleet fleet;
+	const char *fleet_path;
+	const struct gp_fleet_arm *arm;
+	struct gp_out out;
+	int64_t t0;
+	long timeout_ms, prompt_tokens;
+	int quiet;
+	char key[1024];
+	int have_key;
+	long checks, failed, answered;
+	json_t *failed_names;
+};
+
+static struct ctx C;
+
+/* Emit one health record; `extra` (may be NULL) is merged and released. */
+static void emit(const char *check, const char *target, const char *name, int ok,
+		 int answered, const char *detail, json_t *extra)
+{
+	char at[40];
+	json_t *o = json_object();
+
+	json_object_set_new(o, "type", json_string("health"));
+	json_object_set_new(o, "check", json_string(check));
+	json_object_set_new(o, "target", json_string(target));
+	json_object_set_new(o, "name", name ? json_string(name) : json_null());
+	json_object_set_new(o, "ok", json_boolean(ok));
+	json_object_set_new(o, "at", json_string(gp_rfc3339(gp_wall_ns(), at, sizeof(at))));
+	gp_json_set_real(o, "t_s", gp_ns_to_s(gp_now_ns() - C.t0));
+	json_object_set_new(o, "arm", C.arm ? json_string(C.arm->name) : json_null());
+	json_object_set_new(o, "detail", json_string(detail ? detail : ""));
+	if (extra) {
+		json_object_update(o, extra);
+		json_decref(extra);
+	}
+	if (gp_out_json(&C.out, o))
+		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+	json_decref(o);
+	C.checks++;
+	C.answered += answered != 0;
+	if (!ok) {
+		char n[2200];
+
+		snprintf(n, sizeof(n), "%s %s", check, name ? name : target);
+		json_array_append_new(C.failed_names, json_string(n));
+		C.failed++;
+		if (!C.quiet)
+			gp_warn("not ready: %s %s: %s", check, target, detail ? detail : "failed");
+	}
+}
+
+/* ---- backends: /v1/models */
+
+static void check_models(const struct gp_fleet_backend *b)
+{
+	char url[2048], err[256], detail[512];
+	char *body = NULL;
+	size_t len = 0;
+	long status = 0, mml = -1;
+	json_t *doc = NULL, *data, *m, *ids = json_array(), *extra = json_object();
+	int found = 0, ok = 0;
+	size_t i;
+
+	snprintf(url, sizeof(url), "%s/v1/models", b->url);
+	if (gp_http_fetch(url, C.timeout_ms, 1u << 20, &body, &len, &status, err, sizeof(err))) {
+		gp_oai_scrub(err, sizeof(err), C.have_key ? C.key : NULL);
+		json_decref(ids);
+		emit("backend_models", b->url, b->name, 0, 0, err, extra);
+		return;
+	}
+	json_object_set_new(extra, "http_status", json_integer(status));
+	doc = status == 200 ? json_loadb(body, len, 0, NULL) : NULL;
+	data = json_object_get(doc, "data");
+	json_array_foreach(data, i, m) {
+		const char *id = json_string_value(json_object_get(m, "id"));
+
+		if (!id)
+			continue;
+		json_array_append_new(ids, json_string(id));
+		if (!found && (!C.fleet.model || !strcmp(id, C.fleet.model))) {
+			found = 1;
+			if (json_is_integer(json_object_get(m, "max_model_len")))
+				mml = (long)json_integer_value(json_object_get(m, "max_model_len"));
+		}
+	}
+	json_object_set_new(extra, "models", ids);
+	json_object_set_new(extra, "max_model_len", mml >= 0 ? json_integer(mml) : json_null());
+	if (status != 200)
+		snprintf(detail, sizeof(detail), "HTTP %ld", status);
+	else if (!json_is_array(data))
+		snprintf(detail, sizeof(detail), "the answer has no 'data' list of models");
+	else if (!found)
+		snprintf(detail, sizeof(detail), "model '%s' is not served (%zu other%s)",
+			 C.fleet.model, json_array_size(ids), json_array_size(ids) == 1 ? "" : "s");
+	else if (C.fleet.context_length > 0 && mml < 0)
+		snprintf(detail, sizeof(detail), "no max_model_len advertised (expected >= %ld)",
+			 C.fleet.context_length);
+	else if (C.fleet.context_length > 0 && mml < C.fleet.context_length)
+		snprintf(detail, sizeof(detail), "max_model_len %ld < context_length %ld", mml,
+			 C.fleet.context_length);
+	else
+		ok = 1;
+	if (ok)
+		snprintf(detail, sizeof(detail), "serves '%s'%s", C.fleet.model ? C.fleet.model : "a model",
+			 mml >= 0 ? ", max_model_len advertised" : "");
+	json_decref(doc);
+	free(body);
+	emit("backend_models", b->url, b->name, ok, 1, detail, extra);
+}
+
+/* ---- metrics endpoints */
+
+static void check_metrics(const char *url, const char *name, const char *const *need, size_t nneed)
+{
+	json_t *m = gp_scrape(url, C.timeout_ms, NULL), *extra = json_object(), *missing = json_array();
+	char detail[512];
+	int ok, answered;
+
+	if (!m)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	answered = !gp_scrape_failed(m) || json_object_get(m, "http_status");
+	for (size_t i = 0; !gp_scrape_failed(m) && i < nneed; i++) {
+		int have;
+
+		gp_scrape_sum(m, need[i], &have);
+		if (!have)
+			json_array_append_new(missing, json_string(need[i]));
+	}
+	ok = !gp_scrape_failed(m) && json_array_size(missing) == 0;
+	if (gp_scrape_failed(m))
+		snprintf(detail, sizeof(detail), "scrape failed: %s%s",
+			 json_string_value(json_object_get(m, "error")),
+			 json_object_get(m, "http_status") ? " (see http_status)" : "");
+	else if (!ok)
+		snprintf(detail, sizeof(detail), "missing %s",
+			 json_string_value(json_array_get(missing, 0)));
+	else
+		snprintf(detail, sizeof(detail), "%zu series, the %zu required present",
+			 json_object_size(json_object_get(m, "samples")), nneed);
+	json_object_set_new(extra, "missing", missing);
+	if (json_object_get(m, "http_status"))
+		json_object_set(extra, "http_status", json_object_get(m, "http_status"));
+	json_decref(m);
+	emit("metrics", url, name, ok, answered, detail, extra);
+}
+
+/* ---- VIPs: a real streamed chat completion */
+
+static char *chat_body(const char *prompt, long max_tokens, size_t *len)
+{
+	struct gp_oai_buf b = { 0 };
+	struct gp_oai_req q = { 0 };
+	char *p;
+
+	q.chat = 1;
+	q.model = C.fleet.model ? C.fleet.model : "";
+	q.prompt = prompt;
+	q.prompt_len = strlen(prompt);
+	q.max_tokens = max_tokens;
+	q.stream = 1;
+	if (gp_oai_req_write(&b, &q))
+		gp_die(GP_EXIT_SOFTWARE, "cannot write the request body (no model in the fleet file?)");
+	p = gp_xstrdup(b.p);
+	*len = b.len;
+	gp_oai_buf_release(&b);
+	return p;
+}
+
+static void chat(const char *vip, const char *prompt, long max_tokens, const char *key,
+		 struct gp_chatreq_res *r)
+{
+	struct gp_chatreq_cfg cfg = { vip, C.have_key ? C.key : NULL, C.fleet.backend_header,
+				      C.fleet.receipt_header, C.timeout_ms };
+	char hdr[512];
+	const char *xh[1] = { hdr };
+	size_t len;
+	char *body = chat_body(prompt, max_tokens, &len);
+
+	snprintf(hdr, sizeof(hdr), "%s: %s", C.fleet.key_header ? C.fleet.key_header : "x-gp-cache-key",
+		 key);
+	if (gp_chatreq_once(&cfg, body, len, xh, 1, r))
+		gp_die(GP_EXIT_SOFTWARE, "libcurl: %s", r->detail);
+	free(body);
+}
+
+static json_t *chat_extra(const struct gp_chatreq_res *r)
+{
+	json_t *e = json_object();
+
+	json_object_set_new(e, "http_status", r->status ? json_integer(r->status) : json_null());
+	json_object_set_new(e, "error", r->error ? json_string(r->error) : json_null());
+	json_object_set_new(e, "content_events", json_integer(r->content_events));
+	gp_json_set_real(e, "ttft_ms", r->ttft_ms);
+	gp_json_set_real(e, "e2e_ms", r->e2e_ms);
+	json_object_set_new(e, "backend", *r->backend ? json_string(r->backend) : json_null());
+	return e;
+}
+
+static void check_vip(const struct gp_fleet_vip *v)
+{
+	struct gp_chatreq_res r;
+	char detail[512];
+	int ok;
+
+	chat(v->url, "ping", 4, "gp-health", &r);
+	ok = r.error == NULL && r.status == 200;
+	if (ok)
+		snprintf(detail, sizeof(detail), "200, %ld content events, [DONE]", r.content_events);
+	else if (r.status)
+		snprintf(detail, sizeof(detail), "%s (HTTP %ld)%s%s", r.error, r.status,
+			 *r.detail ? ": " : "", r.detail);
+	else
+		snprintf(detail, sizeof(detail), "%s%s%s", r.error, *r.detail ? ": " : "", r.detail);
+	emit("vip_chat", v->url, v->name, ok, r.status != 0, detail, chat_extra(&r));
+	if (C.fleet.receipt_header) {
+		json_t *e = json_object();
+
+		json_object_set_new(e, "receipt", r.have_receipt ? json_string(r.receipt) : json_null());
+		snprintf(detail, sizeof(detail), r.have_receipt && *r.receipt ? "%s present" :
+			 "no %s header on the response", C.fleet.receipt_header);
+		emit("receipt", v->url, v->name, ok && r.have_receipt && *r.receipt, r.status != 0,
+		     detail, e);
+	}
+}
+
+/* ---- the KV-events precheck (method §3) */
+
+/* Sum of `metric` over the scrapes of urls[0..n); -1 in *bad when one failed
+ * or did not carry it. */
+static double counter_sum(const char *const *urls, size_t n, const char *metric, int *bad)
+{
+	double sum = 0;
+
+	*bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_t *m = gp_scrape(urls[i], C.timeout_ms, NULL);
+		int have = 0;
+
+		if (!m)
+			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		sum += gp_scrape_sum(m, metric, &have);
+		if (gp_scrape_failed(m) || !have)
+			*bad = 1;
+		json_decref(m);
+	}
+	return sum;
+}
+
+static void check_kv(const struct gp_fleet_vip *v)
+{
+	const char *gw[1] = { C.fleet.gateway_metrics_url }, **urls = gw, *metric;
+	const char **bu = calloc(C.fleet.n_backends + 1, sizeof(*bu));
+	size_t n = 1, plen;
+	char salt[64], key[80], detail[768], *prompt;
+	double h0, h1, m0 = 0, m1 = 0, dh, dm = NAN;
+	int bad0, bad1, mb0 = 1, mb1 = 1, ok;
+	struct gp_chatreq_res r[2];
+	json_t *e = json_object();
+
+	if (!bu)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	if (C.fleet.cache_hit_metric && C.fleet.gateway_metrics_url) {
+		metric = C.fleet.cache_hit_metric;
+	} else {
+		metric = GP_FLEET_BACKEND_HIT_METRIC;
+		n = 0;
+		for (size_t i = 0; i < C.fleet.n_backends; i++)
+			if (C.fleet.backends[i].metrics_url)
+				bu[n++] = C.fleet.backends[i].metrics_url;
+		urls = bu;
+	}
+	snprintf(salt, sizeof(salt), "gp-health-%ld-%lld", (long)getpid(), (long long)gp_wall_ns());
+	snprintf(key, sizeof(key), "%s", salt);
+	plen = gp_trace_synth_prompt(NULL, 0, C.prompt_tokens, NULL, 0, 0, salt);
+	prompt = malloc(plen + 1);
+	if (!prompt)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	gp_trace_synth_prompt(prompt, plen + 1, C.prompt_tokens, NULL, 0, 0, salt);
+	h0 = counter_sum(urls, n, metric, &bad0);
+	if (C.fleet.miss_metric && C.fleet.gateway_metrics_url)
+		m0 = counter_sum(gw, 1, C.fleet.miss_metric, &mb0);
+	chat(v->url, prompt, 2, key, &r[0]);
+	chat(v->url, prompt, 2, key, &r[1]);
+	h1 = counter_sum(urls, n, metric, &bad1);
+	if (C.fleet.miss_metric && C.fleet.gateway_metrics_url)
+		m1 = counter_sum(gw, 1, C.fleet.miss_metric, &mb1);
+	dh = gp_gate_counter_delta(h0, h1);
+	if (!mb0 && !mb1)
+		dm = gp_gate_counter_delta(m0, m1);
+	ok = !bad0 && !bad1 && !r[0].error && !r[1].error && dh > 0;
+	if (n == 0)
+		snprintf(detail, sizeof(detail), "no counter to read: the gateway names no "
+			 "cache_hit_metric and no backend has a metrics_url");
+	else if (bad0 || bad1)
+		snprintf(detail, sizeof(detail), "counter %s could not be read (scrape failed or "
+			 "the series is absent)", metric);
+	else if (r[0].error || r[1].error)
+		snprintf(detail, sizeof(detail), "the precheck requests failed: %s",
+			 r[0].error ? r[0].error : r[1].error);
+	else if (!ok)
+		snprintf(detail, sizeof(detail), "counter %s did not move (+%.0f) over 2 identical "
+			 "%ld-token prompts through the VIP: the KV-events plane is not feeding "
+			 "the router%s", metric, dh, C.prompt_tokens,
+			 isnan(dm) ? "" : "; misses climbed");
+	else
+		snprintf(detail, sizeof(detail), "counter %s +%.0f over 2 identical %ld-token prompts",
+			 metric, dh, C.prompt_tokens);
+	json_object_set_new(e, "counter", json_string(metric));
+	gp_json_set_real(e, "counter_delta", bad0 || bad1 ? NAN : dh);
+	json_object_set_new(e, "miss_counter", C.fleet.miss_metric ? json_string(C.fleet.miss_metric)
+								   : json_null());
+	gp_json_set_real(e, "miss_delta", dm);
+	json_object_set_new(e, "prompt_tokens", json_integer(C.prompt_tokens));
+	json_object_set_new(e, "backends", json_pack("[ss]", r[0].backend, r[1].backend));
+	emit("kv_events", v->url, v->name, ok, r[0].status != 0, detail, e);
+	free(prompt);
+	free(bu);
+}
+
+/* ---- main */
+
+static void parse_opts(int argc, char **argv, const char **output)
+{
+	enum { O_TIMEOUT = 256, O_PROMPT, O_KEYFILE, O_VERSION };
+	static const struct option lo[] = {
+		{ "fleet", required_argument, NULL, 'f' },
+		{ "arm", required_argument, NULL, 'a' },
+		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
+		{ "prompt-tokens", required_argument, NULL, O_PROMPT },
+		{ "api-key-file", required_argument, NULL, O_KEYFILE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, O_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *arm = NULL, *keyfile = NULL;
+	char err[512];
+	int c;
+
+	C.timeout_ms = 10000;
+	C.prompt_tokens = 512;
+	while ((c = getopt_long(argc, argv, "f:a:qo:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f': C.fleet_path = optarg; break;
+		case 'a': arm = optarg; break;
+		case O_TIMEOUT:
+			C.timeout_ms = (long)ceil(gp_opt_double("--timeout-s", optarg, 0.001, 86400) * 1000);
+			break;
+		case O_PROMPT: C.prompt_tokens = gp_opt_long("--prompt-tokens", optarg, 1, 1000000); break;
+		case O_KEYFILE: keyfile = optarg; break;
+		case 'q': C.quiet = 1; break;
+		case 'o': *output = optarg; break;
+		case 'h': gp_print_help(usage);
+		case O_VERSION: gp_print_version();
+		default: gp_usage_error("unknown option");
+		}
+	}
+	if (optind < argc)
+		gp_usage_error("unexpected argument '%s'", argv[optind]);
+	if (!C.fleet_path)
+		gp_usage_error("--fleet is required");
+	if (gp_fleet_load(&C.fleet, C.fleet_path, err, sizeof(err)))
+		gp_die(GP_EXIT_DATAERR, "%s: %s", C.fleet_path, err);
+	if (arm && !(C.arm = gp_fleet_arm(&C.fleet, arm)))
+		gp_usage_error("--arm: no arm '%s' in %s", arm, C.fleet_path);
+	if (gp_stream_api_key(keyfile, C.key, sizeof(C.key), err, sizeof(err)) < 0)
+		gp_die(GP_EXIT_USAGE, "--api-key-file: %s", err);
+	C.have_key = *C.key != 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *output = NULL;
+	char at[40];
+	json_t *s;
+
+	gp_log_init(argv[0]);
+	parse_opts(argc, argv, &output);
+	if (gp_http_global_init())
+		gp_die(GP_EXIT_SOFTWARE, "libcurl: cannot initialise");
+	if (gp_out_open(&C.out, output, 0))
+		gp_die(GP_EXIT_USAGE, "%s: %s", output ? output : "stdout", strerror(errno));
+	C.t0 = gp_now_ns();
+	C.failed_names = json_array();
+	if (C.fleet.n_vips + C.fleet.n_backends == 0)
+		gp_die(GP_EXIT_DATAERR, "%s: the fleet names no VIP and no backend", C.fleet_path);
+	if (!C.fleet.model)
+		gp_die(GP_EXIT_DATAERR, "%s: field 'model' is missing: the checks need the model's name",
+		       C.fleet_path);
+	for (size_t i = 0; i < C.fleet.n_backends; i++) {
+		const struct gp_fleet_backend *b = &C.fleet.backends[i];
+
+		check_models(b);
+		if (b->metrics_url)
+			check_metrics(b->metrics_url, b->name, C.fleet.inflight_metrics,
+				      C.fleet.n_inflight_metrics);
+	}
+	if (C.fleet.gateway_metrics_url) {
+		const char *need[2];
+		size_t n = 0;
+
+		if (C.fleet.cache_hit_metric)
+			need[n++] = C.fleet.cache_hit_metric;
+		if (C.fleet.miss_metric)
+			need[n++] = C.fleet.miss_metric;
+		check_metrics(C.fleet.gateway_metrics_url, "gateway", need, n);
+	}
+	for (size_t i = 0; i < C.fleet.n_vips; i++) {
+		check_vip(&C.fleet.vips[i]);
+		if (C.arm && C.arm->routes_by_cache)
+			check_kv(&C.fleet.vips[i]);
+	}
+	s = json_pack("{s:s, s:b, s:s, s:f, s:o, s:I, s:I, s:o}", "type", "health_summary",
+		      "ready", C.failed == 0, "at", gp_rfc3339(gp_wall_ns(), at, sizeof(at)),
+		      "t_s", gp_ns_to_s(gp_now_ns() - C.t0),
+		      "arm", C.arm ? json_string(C.arm->name) : json_null(),
+		      "checks", (json_int_t)C.checks, "failed", (json_int_t)C.failed,
+		      "failed_checks", C.failed_names);
+	gp_out_json(&C.out, s);
+	json_decref(s);
+	if (gp_out_close(&C.out))
+		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+	gp_fleet_release(&C.fleet);
+	if (C.answered == 0)
+		gp_die(GP_EXIT_UNAVAILABLE, "nothing answered: fleet %s is unreachable", C.fleet_path);
+	if (C.failed) {
+		if (!C.quiet)
+			gp_warn("not ready: %ld of %ld checks failed", C.failed, C.checks);
+		return GP_EXIT_NEGATIVE;
+	}
+	return 0;
+}

@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gp-probe — Phase 2 of the method (§5): is the routing mode mechanically
+ * engaged?  First the arm's mode_cmd must print what mode_regex asks for (the
+ * gateway's own runtime says which mode it runs); then a burst of cache-keyed
+ * streamed requests through the VIP while every backend's in-flight load is
+ * sampled; the concentration (probe.h) must be what the arm expects.
+ * Writes metrics snapshots (before), probe_sample records, metrics (after)
+ * and one probe record.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chatreq.h"
+#include "stream.h"
+#include "cli.h"
+#include "clock.h"
+#include "cmd.h"
+#include "fleet.h"
+#include "http.h"
+#include "json.h"
+#include "log.h"
+#include "ndjson.h"
+#include "openai.h"
+#include "probe.h"
+#include "scrape.h"
+#include "sig.h"
+#include "trace.h"
+#include "banned.h"
+
+static const char usage[] =
+	"Usage: gp-probe --fleet FILE --arm NAME [--expect spread|concentrate] [--vip NAME]\n"
+	"                [--requests N] [--keys K] [--concurrency C] [--interval-ms MS]\n"
+	"                [--prompt-tokens N] [--max-tokens N] [--concentrate-min X]\n"
+	"                [--spread-max X] [--min-busy N] [--max-failed X] [--timeout-s S]\n"
+	"                [--mode-timeout-s S] [--api-key-file FILE] [--run ID] [--progress]\n"
+	"                [-o FILE] [--help] [--version]\n"
+	"\n"
+	"  -f, --fleet FILE        the fleet file (required)\n"
+	"  -a, --arm NAME          the arm to probe (required): its mode_cmd, mode_regex, expect\n"
+	"  -e, --expect E          spread or concentrate (default: the arm's expect)\n"
+	"      --vip NAME          the VIP to drive (default: the first)\n"
+	"  -n, --requests N        requests in the burst (default 64)\n"
+	"  -k, --keys K            distinct cache keys, request i has key i mod K (default 1)\n"
+	"  -c, --concurrency C     requests in flight (default 16)\n"
+	"      --interval-ms MS    sampling period of the backends' load (default 50)\n"
+	"      --prompt-tokens N   prompt length; one prompt per key (default 256)\n"
+	"      --max-tokens N      tokens generated per request (default 64)\n"
+	"      --concentrate-min X concentrate engaged at concentration >= X (default 2)\n"
+	"      --spread-max X      spread engaged at concentration <= X (default 1.5)\n"
+	"      --min-busy N        samples with load needed for a verdict (default 3)\n"
+	"      --max-failed X      fraction of failed requests that voids the burst (0.1)\n"
+	"      --timeout-s S       bound on every request and scrape (default 30)\n"
+	"      --mode-timeout-s S  bound on mode_cmd (default 10)\n"
+	"      --api-key-file F    read the API key from F (else GP_API_KEY, OPENAI_API_KEY)\n"
+	"      --run ID            the probe's run id in its records (default probe-ARM-TIME)\n"
+	"      --progress          progress on stderr (default: when stderr is a terminal)\n"
+	"  -o, --output FILE       write records to FILE\n"
+	"  -h, --help              this text;  --version  the version\n";
+
+struct opts {
+	const char *fleet_path, *arm, *expect, *vip, *run, *output, *keyfile;
+	long requests, keys, concurrency, interval_ms, prompt_tokens, max_tokens;
+	long timeout_ms, mode_timeout_ms;
+	double max_failed;
+	struct gp_probe_thr thr;
+	int progress;
+};
+
+struct probe {
+	struct opts o;
+	struct gp_fleet fleet;
+	const struct gp_fleet_arm *arm;
+	const struct gp_fleet_vip *vip;
+	struct gp_out out;
+	int64_t t0;
+	char run[160];
+	char key[1024];
+	int have_key;
+	/* the burst */
+	char **bodies;			/* [keys] request bodies */
+	size_t *blen;
+	char (*khdr)[256];		/* [keys] key header lines */
+	struct gp_probe_acc acc;
+	double *load;
+	long ok, failed, done, sample_errors;
+	json_t *by_error, *served;
+	int64_t last_progress;
+};
+
+static struct probe P;
+
+static void out_record(json_t *o)
+{
+	if (gp_out_json(&P.out, o))
+		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+	json_decref(o);
+}
+
+static const char *bname(const struct gp_fleet_backend *b)
+{
+	return b->name ? b->name : b->url;
+}
+
+/* ---- the mode: the gateway's runtime must say what the arm claims */
+
+static int check_mode(char *evidence, size_t cap)
+{
+	char out[65536], err[256];
+	int st, m;
+
+	if (!P.arm->mode_cmd || !P.arm->mode_regex) {
+		snprintf(evidence, cap, "the arm has no %s in the fleet file",
+			 P.arm->mode_cmd ? "mode_regex" : "mode_cmd");
+		return 0;
+	}
+	if (gp_cmd_run(P.arm->mode_cmd, P.o.mode_timeout_ms, out, sizeof(out), &st, err, sizeof(err))) {
+		snprintf(evidence, cap, "mode_cmd could not run: %s", err);
+		return 0;
+	}
+	m = gp_cmd_match(P.arm->mode_regex, out, evidence, cap, err, sizeof(err));
+	if (m < 0)
+		gp_die(GP_EXIT_DATAERR, "%s: field 'arms[].mode_regex' of arm '%s': %s",
+		       P.o.fleet_path, P.arm->name, err);
+	if (m == 0) {
+		size_t n = strcspn(out, "\n");
+
+		snprintf(evidence, cap, "mode_regex /%s/ did not match the output of mode_cmd "
+			 "(exit %d%s): %.*s", P.arm->mode_regex, st, st < 0 ? ", timed out" : "",
+			 (int)(n > 200 ? 200 : n), out);
+		return 0;
+	}
+	return 1;
+}
+
+/* ---- metrics snapshots, for gp-verify's dual proof */
+
+static void snapshot(const char *url, const char *phase)
+{
+	int64_t t;
+	json_t *m = gp_scrape(url, P.o.timeout_ms, &t);
+
+	if (!m)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	gp_json_set_real(m, "t_s", gp_ns_to_s(t - P.t0));
+	json_object_set_new(m, "run", json_string(P.run));
+	json_object_set_new(m, "arm", json_string(P.arm->name));
+	json_object_set_new(m, "phase", json_string(phase));
+	json_object_set_new(m, "source", json_string("gp-probe"));
+	if (gp_scrape_failed(m))
+		gp_warn("scrape %s: %s", url, json_string_value(json_object_get(m, "error")));
+	out_record(m);
+}
+
+static void snapshots(const char *phase)
+{
+	if (P.fleet.gateway_metrics_url)
+		snapshot(P.fleet.gateway_metrics_url, phase);
+	for (size_t i = 0; i < P.fleet.n_backends; i++)
+		if (P.fleet.backends[i].metrics_url)
+			snapshot(P.fleet.backends[i].metrics_url, phase);
+}
+
+/* ---- sampling: every backend's in-flight load */
+
+static int sample(void *arg, int64_t now)
+{
+	json_t *infl = json_object(), *o;
+	double r;
+	int bad = 0;
+
+	(void)arg;
+	for (size_t i = 0; i < P.fleet.n_backends; i++) {
+		const struct gp_fleet_backend *b = &P.fleet.backends[i];
+		json_t *m = b->metrics_url ? gp_scrape(b->metrics_url, P.o.timeout_ms, NULL) : NULL;
+		double v = 0;
+		int failed = !m || gp_scrape_failed(m);
+
+		for (size_t k = 0; !failed && k < P.fleet.n_inflight_metrics; k++)
+			v += gp_scrape_sum(m, P.fleet.inflight_metrics[k], NULL);
+		bad |= failed;
+		P.load[i] = v;
+		json_object_set_new(infl, bname(b), failed ? json_null() : gp_json_real(v));
+		json_decref(m);
+	}
+	o = json_pack("{s:s, s:s, s:s, s:f, s:o}", "type", "probe_sample", "run", P.run, "arm",
+		      P.arm->name, "t_s", gp_ns_to_s(now - P.t0), "inflight", infl);
+	if (bad) {
+		P.sample_errors++;
+		json_object_set_new(o, "peak_to_mean", json_null());
+		json_object_set_new(o, "error", json_string("scrape failed"));
+	} else {
+		r = gp_probe_acc_add(&P.acc, P.load);
+		gp_json_set_real(o, "peak_to_mean", r);
+	}
+	out_record(o);
+	if (P.o.progress && now - P.last_progress >= 1000000000LL) {
+		P.last_progress = now;
+		fprintf(stderr, "gp-probe: %ld/%ld requests done, %ld samples, concentration %.2f\n",
+			P.done, P.o.requests, P.acc.samples, gp_probe_concentration(&P.acc));
+	}
+	return gp_sig_stop();
+}
+
+/* ---- the burst */
+
+static void make(void *arg, long i, const char **body, size_t *len, const char **xhdr, int *nx)
+{
+	long k = i % P.o.keys;
+
+	(void)arg;
+	*body = P.bodies[k];
+	*len = P.blen[k];
+	xhdr[0] = P.khdr[k];
+	*nx = 1;
+}
+
+/*
+ * The fleet's name of the backend a gateway named in backend_header: its
+ * name (HAProxy's %s), or the backend whose URL is http(s)://VALUE (nginx's
+ * $upstream_addr, gp-sim's router); else the value as given.
+ */
+static const char *backend_of(const char *v)
+{
+	for (size_t i = 0; i < P.fleet.n_backends; i++) {
+		const struct gp_fleet_backend *b = &P.fleet.backends[i];
+		const char *u = b->url, *h = strstr(u, "://");
+		size_t n = strlen(v);
+
+		if (b->name && !strcmp(b->name, v))
+			return b->name;
+		if (h && !strncmp(h + 3, v, n) && (h[3 + n] == 0 || !strcmp(h + 3 + n, "/")))
+			return bname(b);
+	}
+	return v;
+}
+
+/* Peak-to-mean of the requests each fleet backend served; NaN when nothing
+ * was named, or a name is not one of the fleet's backends. */
+static double served_ratio(void)
+{
+	double *n = calloc(P.fleet.n_backends + 1, sizeof(*n)), r = NAN;
+	size_t known = 0;
+
+	if (!n)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	for (size_t i = 0; i < P.fleet.n_backends; i++) {
+		json_t *v = json_object_get(P.served, bname(&P.fleet.backends[i]));
+
+		n[i] = v ? (double)json_integer_value(v) : 0;
+		known += v != NULL;
+	}
+	if (known && known == json_object_size(P.served))
+		r = gp_probe_peak_to_mean(n, P.fleet.n_backends);
+	free(n);
+	return r;
+}
+
+static void on_done(void *arg, long i, const struct gp_chatreq_res *r)
+{
+	(void)arg;
+	(void)i;
+	P.done++;
+	if (r->error) {
+		json_t *v = json_object_get(P.by_error, r->error);
+
+		P.failed++;
+		json_object_set_new(P.by_error, r->error,
+				    json_integer(v ? json_integer_value(v) + 1 : 1));
+	} else {
+		P.ok++;
+	}
+	if (*r->backend) {
+		const char *name = backend_of(r->backend);
+		json_t *v = json_object_get(P.served, name);
+
+		json_object_set_new(P.served, name, json_integer(v ? json_integer_value(v) + 1 : 1));
+	}
+}
+
+static void prepare_bodies(void)
+{
+	const char *kh = P.fleet.key_header ? P.fleet.key_header : "x-gp-cache-key";
+
+	P.bodies = calloc((size_t)P.o.keys, sizeof(*P.bodies));
+	P.blen = calloc((size_t)P.o.keys, sizeof(*P.blen));
+	P.khdr = calloc((size_t)P.o.keys, sizeof(*P.khdr));
+	if (!P.bodies || !P.blen || !P.khdr)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	for (long k = 0; k < P.o.keys; k++) {
+		char salt[200];
+		size_t n;
+		char *prompt;
+		struct gp_oai_buf b = { 0 };
+		struct gp_oai_req q = { 0 };
+
+		snprintf(salt, sizeof(salt), "%s-key-%ld", P.run, k);
+		n = gp_trace_synth_prompt(NULL, 0, P.o.prompt_tokens, NULL, 0, 0, salt);
+		prompt = malloc(n + 1);
+		if (!prompt)
+			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_trace_synth_prompt(prompt, n + 1, P.o.prompt_tokens, NULL, 0, 0, salt);
+		q.chat = 1;
+		q.model = P.fleet.model ? P.fleet.model : "";
+		q.prompt = prompt;
+		q.prompt_len = n;
+		q.max_tokens = P.o.max_tokens;
+		q.stream = 1;
+		q.ignore_eos = 1;
+		if (gp_oai_req_write(&b, &q))
+			gp_die(GP_EXIT_SOFTWARE, "cannot write the request body (no model in the fleet file?)");
+		P.bodies[k] = b.p;
+		P.blen[k] = b.len;
+		snprintf(P.khdr[k], sizeof(P.khdr[k]), "%s: %s", kh, salt);
+		free(prompt);
+	}
+}
+
+static void burst(void)
+{
+	struct gp_chatreq_cfg cfg = { P.vip->url, P.have_key ? P.key : NULL, P.fleet.backend_header,
+				      NULL, P.o.timeout_ms };
+	struct gp_chatreq_burst b = { &cfg, P.o.requests, P.o.concurrency,
+				      (int64_t)P.o.interval_ms * 1000000, make, on_done, sample, NULL };
+
+	prepare_bodies();
+	if (gp_probe_acc_init(&P.acc, P.fleet.n_backends))
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	P.load = calloc(P.fleet.n_backends + 1, sizeof(*P.load));
+	if (!P.load)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	if (gp_chatreq_burst_run(&b))
+		gp_die(GP_EXIT_SOFTWARE, "libcurl: cannot set up the burst");
+	for (long k = 0; k < P.o.keys; k++)
+		free(P.bodies[k]);
+	free(P.bodies);
+	free(P.blen);
+	free(P.khdr);
+}
+
+/* ---- the verdict */
+
+static int verdict(int mode_ok, const char *evidence, int burst_ran)
+{
+	double c = burst_ran ? gp_probe_concentration(&P.acc) : NAN;
+	long attempted = P.ok + P.failed;
+	int voided = burst_ran && attempted > 0 && (double)P.failed > P.o.max_failed * (double)attempted;
+	int engaged = burst_ran && !voided && gp_probe_engaged(P.o.expect, &P.acc, &P.o.thr);
+	char at[40], why[1400];
+	json_t *o = json_object();
+
+	if (!mode_ok)
+		snprintf(why, sizeof(why), "mode not confirmed: %s", evidence);
+	else if (voided)
+		snprintf(why, sizeof(why), "%ld of %ld requests failed", P.failed, attempted);
+	else if (P.acc.busy < P.o.thr.min_busy)
+		snprintf(why, sizeof(why), "%ld samples with load in flight, %ld needed", P.acc.busy,
+			 P.o.thr.min_busy);
+	else if (!engaged)
+		snprintf(why, sizeof(why), "expected %s, concentration %.3g (%s %g)", P.o.expect, c,
+			 strcmp(P.o.expect, "spread") ? "concentrate needs >=" : "spread needs <=",
+			 strcmp(P.o.expect, "spread") ? P.o.thr.concentrate_min : P.o.thr.spread_max);
+	else
+		snprintf(why, sizeof(why), "%s as expected: concentration %.3g", P.o.expect, c);
+	json_object_set_new(o, "type", json_string("probe"));
+	json_object_set_new(o, "run", json_string(P.run));
+	json_object_set_new(o, "arm", json_string(P.arm->name));
+	json_object_set_new(o, "vip", json_string(P.vip->url));
+	json_object_set_new(o, "expect", json_string(P.o.expect));
+	gp_json_set_real(o, "concentration", c);
+	gp_json_set_real(o, "mean_peak_to_mean", burst_ran ? gp_probe_mean_ratio(&P.acc) : NAN);
+	gp_json_set_real(o, "max_peak_to_mean", burst_ran && P.acc.busy ? P.acc.ratio_max : NAN);
+	json_object_set_new(o, "n_samples", json_integer(burst_ran ? P.acc.samples : 0));
+	json_object_set_new(o, "busy_samples", json_integer(burst_ran ? P.acc.busy : 0));
+	json_object_set_new(o, "sample_errors", json_integer(P.sample_errors));
+	json_object_set_new(o, "mode_cmd", P.arm->mode_cmd ? json_string(P.arm->mode_cmd) : json_null());
+	json_object_set_new(o, "mode_regex", P.arm->mode_regex ? json_string(P.arm->mode_regex) : json_null());
+	json_object_set_new(o, "mode_evidence", json_string(evidence));
+	json_object_set_new(o, "mode_confirmed", json_boolean(mode_ok));
+	json_object_set_new(o, "engaged", json_boolean(engaged));
+	json_object_set_new(o, "reason", json_string(why));
+	json_object_set_new(o, "requests", json_integer(burst_ran ? attempted : 0));
+	json_object_set_new(o, "ok", json_integer(P.ok));
+	json_object_set_new(o, "failed", json_integer(P.failed));
+	json_object_set_new(o, "by_error", json_incref(P.by_error));
+	json_object_set_new(o, "served", json_incref(P.served));
+	gp_json_set_real(o, "served_peak_to_mean", served_ratio());
+	json_object_set_new(o, "keys", json_integer(P.o.keys));
+	json_object_set_new(o, "concurrency", json_integer(P.o.concurrency));
+	json_object_set_new(o, "interval_ms", json_integer(P.o.interval_ms));
+	json_object_set_new(o, "prompt_tokens", json_integer(P.o.prompt_tokens));
+	json_object_set_new(o, "max_tokens", json_integer(P.o.max_tokens));
+	json_object_set_new(o, "thresholds", json_pack("{s:f, s:f, s:I, s:f}", "concentrate_min",
+		P.o.thr.concentrate_min, "spread_max", P.o.thr.spread_max, "min_busy",
+		(json_int_t)P.o.thr.min_busy, "max_failed", P.o.max_failed));
+	json_object_set_new(o, "at", json_string(gp_rfc3339(gp_wall_ns(), at, sizeof(at))));
+	gp_json_set_real(o, "t_s", gp_ns_to_s(gp_now_ns() - P.t0));
+	out_record(o);
+	if (!mode_ok || !engaged)
+		gp_warn("arm %s: not engaged: %s", P.arm->name, why);
+	else
+		gp_info("arm %s: engaged: %s; mode: %s", P.arm->name, why, evidence);
+	return mode_ok && engaged;
+}
+
+/* ---- main */
+
+static void parse_opts(int argc, char **argv)
+{
+	enum { O_VIP = 256, O_INTERVAL, O_PROMPT, O_MAXTOK, O_CMIN, O_SMAX, O_MINBUSY, O_MAXFAIL,
+	       O_TIMEOUT, O_MTIMEOUT, O_KEYFILE, O_RUN, O_PROGRESS, O_VERSION };
+	static const struct option lo[] = {
+		{ "fleet", required_argument, NULL, 'f' },
+		{ "arm", required_argument, NULL, 'a' },
+		{ "expect", required_argument, NULL, 'e' },
+		{ "vip", required_argument, NULL, O_VIP },
+		{ "requests", required_argument, NULL, 'n' },
+		{ "keys", required_argument, NULL, 'k' },
+		{ "concurrency", required_argument, NULL, 'c' },
+		{ "interval-ms", required_argument, NULL, O_INTERVAL },
+		{ "prompt-tokens", required_argument, NULL, O_PROMPT },
+		{ "max-tokens", required_argument, NULL, O_MAXTOK },
+		{ "concentrate-min", required_argument, NULL, O_CMIN },
+		{ "spread-max", required_argument, NULL, O_SMAX },
+		{ "min-busy", required_argument, NULL, O_MINBUSY },
+		{ "max-failed", required_argument, NULL, O_MAXFAIL },
+		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
+		{ "mode-timeout-s", required_argument, NULL, O_MTIMEOUT },
+		{ "api-key-file", required_argument, NULL, O_KEYFILE },
+		{ "run", required_argument, NULL, O_RUN },
+		{ "progress", no_argument, NULL, O_PROGRESS },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, O_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts *o = &P.o;
+	int c;
+
+	o->requests = 64;
+	o->keys = 1;
+	o->concurrency = 16;
+	o->interval_ms = 50;
+	o->prompt_tokens = 256;
+	o->max_tokens = 64;
+	o->timeout_ms = 30000;
+	o->mode_timeout_ms = 10000;
+	o->max_failed = 0.1;
+	o->thr = (struct gp_probe_thr)GP_PROBE_THR_DEFAULT;
+	o->progress = isatty(2);
+	while ((c = getopt_long(argc, argv, "f:a:e:n:k:c:o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f': o->fleet_path = optarg; break;
+		case 'a': o->arm = optarg; break;
+		case 'e':
+			if (strcmp(optarg, "spread") && strcmp(optarg, "concentrate"))
+				gp_usage_error("--expect: '%s' is not spread or concentrate", optarg);
+			o->expect = optarg;
+			break;
+		case O_VIP: o->vip = optarg; break;
+		case 'n': o->requests = gp_opt_long("--requests", optarg, 1, 10000000); break;
+		case 'k': o->keys = gp_opt_long("--keys", optarg, 1, 1000000); break;
+		case 'c': o->concurrency = gp_opt_long("--concurrency", optarg, 1, 100000); break;
+		case O_INTERVAL: o->interval_ms = gp_opt_long("--interval-ms", optarg, 1, 3600000); break;
+		case O_PROMPT: o->prompt_tokens = gp_opt_long("--prompt-tokens", optarg, 1, 1000000); break;
+		case O_MAXTOK: o->max_tokens = gp_opt_long("--max-tokens", optarg, 1, 1000000); break;
+		case O_CMIN: o->thr.concentrate_min = gp_opt_double("--concentrate-min", optarg, 1, 1e6); break;
+		case O_SMAX: o->thr.spread_max = gp_opt_double("--spread-max", optarg, 1, 1e6); break;
+		case O_MINBUSY: o->thr.min_busy = gp_opt_long("--min-busy", optarg, 1, 1000000); break;
+		case O_MAXFAIL: o->max_failed = gp_opt_double("--max-failed", optarg, 0, 1); break;
+		case O_TIMEOUT:
+			o->timeout_ms = (long)ceil(gp_opt_double("--timeout-s", optarg, 0.001, 86400) * 1000);
+			break;
+		case O_MTIMEOUT:
+			o->mode_timeout_ms = (long)ceil(gp_opt_double("--mode-timeout-s", optarg, 0.001, 86400) * 1000);
+			break;
+		case O_KEYFILE: o->keyfile = optarg; break;
+		case O_RUN: o->run = optarg; break;
+		case O_PROGRESS: o->progress = 1; break;
+		case 'o': o->output = optarg; break;
+		case 'h': gp_print_help(usage);
+		case O_VERSION: gp_print_version();
+		default: gp_usage_error("unknown option");
+		}
+	}
+	if (optind < argc)
+		gp_usage_error("unexpected argument '%s'", argv[optind]);
+	if (!o->fleet_path)
+		gp_usage_error("--fleet is required");
+	if (!o->arm)
+		gp_usage_error("--arm is required");
+}
+
+static void load_fleet(void)
+{
+	char err[512];
+
+	if (gp_fleet_load(&P.fleet, P.o.fleet_path, err, sizeof(err)))
+		gp_die(GP_EXIT_DATAERR, "%s: %s", P.o.fleet_path, err);
+	if (!(P.arm = gp_fleet_arm(&P.fleet, P.o.arm)))
+		gp_usage_error("--arm: no arm '%s' in %s", P.o.arm, P.o.fleet_path);
+	if (!P.o.expect && !(P.o.expect = P.arm->expect))
+		gp_usage_error("--expect is needed: arm '%s' has no expect", P.arm->name);
+	for (size_t i = 0; i < P.fleet.n_vips; i++)
+		if (!P.vip && (!P.o.vip || (P.fleet.vips[i].name && !strcmp(P.fleet.vips[i].name, P.o.vip))))
+			P.vip = &P.fleet.vips[i];
+	if (!P.vip)
+		gp_usage_error(P.o.vip ? "--vip: no VIP '%s' in %s" : "%s%s: the fleet names no VIP",
+			       P.o.vip ? P.o.vip : "", P.o.fleet_path);
+	if (!P.fleet.model)
+		gp_die(GP_EXIT_DATAERR, "%s: field 'model' is missing: the burst names the model",
+		       P.o.fleet_path);
+	if (P.fleet.n_backends == 0 || P.fleet.n_inflight_metrics == 0)
+		gp_die(GP_EXIT_DATAERR, "%s: field '%s' is empty: the probe samples the backends' "
+		       "in-flight load", P.o.fleet_path, P.fleet.n_backends ? "inflight_metrics" : "backends");
+	if (gp_stream_api_key(P.o.keyfile, P.key, sizeof(P.key), err, sizeof(err)) < 0)
+		gp_die(GP_EXIT_USAGE, "--api-key-file: %s", err);
+	P.have_key = *P.key != 0;
+}
+
+int main(int argc, char **argv)
+{
+	char evidence[1024], at[40];
+	int mode_ok, engaged;
+
+	gp_log_init(argv[0]);
+	parse_opts(argc, argv);
+	load_fleet();
+	if (gp_http_global_init())
+		gp_die(GP_EXIT_SOFTWARE, "libcurl: cannot initialise");
+	if (gp_out_open(&P.out, P.o.output, 0))
+		gp_die(GP_EXIT_USAGE, "%s: %s", P.o.output ? P.o.output : "stdout", strerror(errno));
+	gp_sig_install();
+	P.t0 = gp_now_ns();
+	P.by_error = json_object();
+	P.served = json_object();
+	if (P.o.run)
+		snprintf(P.run, sizeof(P.run), "%s", P.o.run);
+	else
+		snprintf(P.run, sizeof(P.run), "probe-%s-%s", P.arm->name,
+			 gp_rfc3339(gp_wall_ns(), at, sizeof(at)));
+	mode_ok = check_mode(evidence, sizeof(evidence));
+	if (mode_ok) {
+		if (P.o.progress)
+			fprintf(stderr, "gp-probe: arm %s: mode confirmed: %s\n", P.arm->name, evidence);
+		snapshots("before");
+		burst();
+		snapshots("after");
+	}
+	engaged = verdict(mode_ok, evidence, mode_ok);
+	if (gp_out_close(&P.out))
+		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+	gp_probe_acc_release(&P.acc);
+	free(P.load);
+	json_decref(P.by_error);
+	json_decref(P.served);
+	gp_fleet_release(&P.fleet);
+	if (gp_sig_stop())
+		return 128 + 2;
+	if (mode_ok && P.ok == 0 && P.failed > 0 && json_object_get(P.by_error, "connect") &&
+	    json_integer_value(json_object_get(P.by_error, "connect")) == P.failed)
+		gp_die(GP_EXIT_UNAVAILABLE, "%s: the VIP is unreachable", P.vip->url);
+	return engaged ? 0 : GP_EXIT_NEGATIVE;
+}
