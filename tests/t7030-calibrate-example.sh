@@ -33,7 +33,7 @@ start_sim --backends 3 --speed 1,1,0.5 --prefill-tok-s 40000 --max-batch 8 --dec
 # carries the verdict.
 gp-calibrate protocol --start-rps 5 --ramp 1.5 --warmup-s 0.5 --hold-s 1.5 --hold-requests 10 \
 	--prefill-input-tokens 1000 --decode-input-tokens 8 --decode-output-tokens 16 \
-	--sample-s 0.05 --late-ms 1000 --full-step-pct 80 >protocol.json
+	--sample-s 0.05 --late-ms 1000 --full-step-pct 80 --max-steps 10 >protocol.json
 printf '%s\n' '{"id":"a","t_s":0,"input_tokens":1000,"output_tokens":16}' >trace.ndjson
 
 test_expect_success 'examples/calibrate.sh: six sweeps, three at once, every one saturated' '
