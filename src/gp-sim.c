@@ -427,6 +427,8 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 		if (gp_now_ns() - t0 > ADVANCE_SLICE_NS)
 			break;
 	}
+	if (b->eng.oom)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	rearm(b);
 	b->sim->timer_cbs++;
 	b->sim->timer_ns += gp_now_ns() - t0;
