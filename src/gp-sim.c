@@ -479,8 +479,10 @@ static void abort_conn(struct stream *s, const char *raw, int discard)
 
 #define LAG_LATE_NS (5 * GP_NS_PER_MS)	/* "late" for the overload warning */
 #define LAG_WARN_EVERY_NS (10 * GP_NS_PER_S)
+#define LAG_LATE_MIN 100			/* late tokens in a window, at least */
 
-/* Warn (at most every 10 s) when over 1% of a second's tokens were late:
+/* Warn (at most every 10 s) when over 1% of a second's tokens, and at least
+ * 100 of them, were late:
  * the process cannot keep the model's schedule, and every latency measured
  * against it is inflated by up to the lag. */
 static void lag_window(struct sim *sim, int64_t lag, int64_t now)
@@ -491,7 +493,7 @@ static void lag_window(struct sim *sim, int64_t lag, int64_t now)
 		sim->win_max_ns = lag;
 	if (now - sim->win_t0_ns < GP_NS_PER_S)
 		return;
-	if (sim->win_late * 100 > sim->win_n &&
+	if (sim->win_late >= LAG_LATE_MIN && sim->win_late * 100 > sim->win_n &&
 	    (!sim->warned_ns || now - sim->warned_ns >= LAG_WARN_EVERY_NS)) {
 		gp_warn("pacing: %llu of %llu tokens in the last %.1f s were written more than "
 			"%.0f ms late (up to %.1f ms): more than this process can write on time; "
