@@ -927,6 +927,27 @@ static void truth_reject(struct backend *b, const char *id, int64_t t_recv, long
 	truth_write(&tmp, code, code >= 500 || code == 429 ? "fault" : "rejected");
 }
 
+/* A request whose prompt and output could never fit in the KV pool would
+ * never be scheduled (vLLM refuses such a model length at start-up): 400,
+ * with its truth record.  1 when refused. */
+static int refuse_unfit(struct backend *b, struct evhttp_request *req, const struct stream *s,
+			const char *id)
+{
+	const struct opts *o = &b->sim->o;
+	uint64_t need = gp_engine_blocks_needed(&b->eng, &s->seq);
+	char msg[256];
+
+	if (need <= (uint64_t)o->kv_blocks)
+		return 0;
+	snprintf(msg, sizeof(msg), "This request needs %llu KV blocks of %ld tokens "
+		 "(%ld prompt + %ld completion tokens) but the engine has %ld (--kv-blocks).",
+		 (unsigned long long)need, o->eng.block_tokens, s->seq.in_tokens,
+		 s->seq.out_tokens, o->kv_blocks);
+	send_error(req, 400, "Bad Request", "BadRequestError", msg);
+	truth_reject(b, id, s->t_recv_ns, s->seq.in_tokens, F_NONE, 400);
+	return 1;
+}
+
 static void handle_completion(struct backend *b, struct evhttp_request *req, int chat)
 {
 	struct sim *sim = b->sim;
@@ -1093,15 +1114,7 @@ static void handle_completion(struct backend *b, struct evhttp_request *req, int
 	default:
 		s->fault_at = 0;
 	}
-	if (gp_engine_blocks_needed(&b->eng, &s->seq) > (uint64_t)o->kv_blocks) {
-		/* It could never be scheduled: vLLM refuses such a model length at
-		 * start-up; we refuse the request. */
-		snprintf(msg, sizeof(msg), "This request needs %llu KV blocks of %ld tokens "
-			 "(%ld prompt + %ld completion tokens) but the engine has %ld "
-			 "(--kv-blocks).", (unsigned long long)gp_engine_blocks_needed(&b->eng, &s->seq),
-			 o->eng.block_tokens, t.n, s->seq.out_tokens, o->kv_blocks);
-		send_error(req, 400, "Bad Request", "BadRequestError", msg);
-		truth_reject(b, id, t_recv, t.n, F_NONE, 400);
+	if (refuse_unfit(b, req, s, id)) {
 		free(s->id);
 		free(s);
 		free(t.keys);
