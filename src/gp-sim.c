@@ -776,9 +776,11 @@ static void on_token(struct gp_seq *seq, int64_t t_sched, void *arg)
 	}
 	if (s->fault == F_BAD_FRAME && k == s->fault_at)
 		send_event(s, "{\"id\":\"broken", 13);
+	/* TTFT and TPOT from the moment the write starts (no client can see
+	 * the token earlier); the lag to the moment it returned (the bytes are
+	 * then the kernel's, and the write's own cost is counted). */
 	send_token(s, k);
-	now = gp_now_ns();
-	record_lag(s, t_sched, now);
+	record_lag(s, t_sched, gp_now_ns());
 	s->written++;
 	if (k == 1) {
 		observe_first(b, seq);
