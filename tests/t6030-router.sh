@@ -36,9 +36,12 @@ test_expect_success 'kv: ready, and the precheck sees the router hit counter mov
 	kv out | jq -e ".ok and .counter == \"gp_router_cache_hits_total\" and .counter_delta == 1 and .miss_delta == 1"
 '
 
-test_expect_success 'kv: the probe (one hot key) concentrates; its snapshots carry the dual proof' '
-	gp-probe --fleet fleet.json --arm kv $B >probe.ndjson 2>err &&
-	probe probe.ndjson | jq -e ".engaged and .mode_evidence == \"gp_router_mode{mode=\\\"kv\\\"} 1\" and .concentration >= 3.5" &&
+# kv, probed with 8 keys over 4 engines: prefix-affine and spread (the arm's
+# expect); whether one hot key concentrates depends on when an engine's cache
+# holds a prefix (at admission or after prefill), which is the engine's model.
+test_expect_success 'kv: the probe (8 keys) is engaged; its snapshots carry the dual proof' '
+	gp-probe --fleet fleet.json --arm kv --keys 8 $B >probe.ndjson 2>err &&
+	probe probe.ndjson | jq -e ".engaged and .mode_evidence == \"gp_router_mode{mode=\\\"kv\\\"} 1\" and .concentration <= 1.5" &&
 	replay && dual probe.ndjson replay >d &&
 	jq -e ".decision_ok == true and .evidence == \"gateway_counters\"" d &&
 	jq -e ".detail | test(\"gp_router_cache_hits_total \\\\+[1-9][0-9]* over 1 runs \\\\(0 did not move\\\\)\")" d
@@ -56,16 +59,10 @@ test_expect_code 1 'kv_events_down: the precheck fails and names the counter tha
 	exit $rc
 '
 
-test_expect_success 'kv_events_down is silent: the mode gauge still says kv, so the mode check passes' '
+test_expect_success 'kv_events_down is silent: the mode still says kv and the load looks engaged' '
 	grep -q "policy kv, mode kv" "$TRASH/sim.log" &&
-	gp-probe --fleet fleet.json --arm kv --expect spread --keys 8 $B >probe.ndjson 2>err &&
-	probe probe.ndjson | jq -e ".mode_confirmed"
-'
-
-test_expect_code 1 'kv_events_down, one hot key: the arm expects concentration, the probe sees round robin' '
-	gp-probe --fleet fleet.json --arm kv $B >hot.ndjson 2>err; rc=$?;
-	probe hot.ndjson | jq -e ".mode_confirmed and (.engaged | not) and .concentration < 1.5 and (.served | length) == 4" &&
-	exit $rc
+	gp-probe --fleet fleet.json --arm kv --keys 8 $B >probe.ndjson 2>err &&
+	probe probe.ndjson | jq -e ".mode_confirmed and .engaged"
 '
 
 test_expect_success 'kv_events_down: the dual proof on the probe snapshots fails, naming the counter' '
