@@ -89,7 +89,7 @@ fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 # At 16 in flight the bound is ceil(1.25 × 16 / 4) = 5 per engine (at 8 the
 # ceiling alone would allow 3, 3, 2, 0: peak-to-mean 1.5).
 test_expect_success 'the router in bounded loads spreads one hot key' '
-	gp-probe --fleet fleet.json --arm bounded $B --concurrency 16 >out 2>err &&
+	gp-probe --fleet fleet.json --arm bounded $B --concurrency 16 --requests 64 >out 2>err &&
 	probe out | jq -e ".engaged and .concentration <= 1.5 and (.served | length) >= 3"
 '
 
