@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gp-analyze — Phase 4: goodput@SLO per (arm, rate, rep), the arms' latency
- * quantiles with BCa and cluster intervals, the noise floor, WIN/LOSS/
- * INCONCLUSIVE against the floor arm, Welch TOST parity, and the knee of the
- * rate ladder.  Request records in, analysis records out (DESIGN.md §3).
+ * quantiles with BCa and cluster intervals over requests, and on per-rep
+ * quantities (the rep is the unit) t and Welch intervals with a binomial
+ * variance floor (tost.h): the noise floor, WIN/LOSS/EQUIVALENT/INCONCLUSIVE/
+ * INSUFFICIENT_REPS against the floor arm, Welch TOST parity, the knee of the
+ * rate ladder with its goodput and crossing intervals, and the arms' knees
+ * compared.  Request records in, analysis records out (DESIGN.md §3).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,13 +34,14 @@ static const char usage[] =
 	"Usage: gp-analyze (--ttft-slo-ms X --tpot-slo-ms Y | --slo-baseline FILE --slo-multiple K)\n"
 	"                  [--slo-stat p50|p90|p99|mean] [--single-token ttft|miss]\n"
 	"                  [--floor ARM] [--equiv ARM --delta D] [--alpha A] [--target 0.9]\n"
-	"                  [--accelerators N | --fleet FILE] [--resamples N] [--level 0.95]\n"
-	"                  [--seed S] [--pass] [--no-validity] [-o FILE] [-z] [FILE...]\n"
+	"                  [--accelerators N | --fleet FILE] [--min-reps 5] [--resamples N]\n"
+	"                  [--level 0.95] [--seed S] [--pass] [--no-validity] [-o FILE] [-z]\n"
+	"                  [FILE...]\n"
 	"       gp-analyze --self-check\n"
 	"\n"
 	"Reads request, run_end and validity records (files or stdin, gzip transparent)\n"
 	"and writes analysis records: slo, goodfrac, arm_summary, noise_floor, compare,\n"
-	"knee.  good = TTFT <= TTFT_SLO and TPOT <= TPOT_SLO over every attempted request.\n"
+	"knee, knee_compare.  good = TTFT <= TTFT_SLO and TPOT <= TPOT_SLO over every attempted request.\n"
 	"\n"
 	"  --ttft-slo-ms X, --tpot-slo-ms Y  fixed SLO\n"
 	"  --slo-baseline FILE        derive the SLO from an unloaded baseline run\n"
@@ -48,8 +52,10 @@ static const char usage[] =
 	"  --equiv ARM --delta D      TOST parity of every other arm vs ARM within +-D\n"
 	"  --alpha A                  TOST level (0.05: a 90% interval)\n"
 	"  --target T                 good-fraction target of the knee (0.9)\n"
-	"  --accelerators N           accelerators behind the fleet (default 1)\n"
+	"  --accelerators N           accelerators behind the fleet (no default: per-\n"
+	"                             accelerator figures are null without it or --fleet)\n"
 	"  --fleet FILE               ... or the sum of backends[].accelerators\n"
+	"  --min-reps N               reps each arm needs for WIN/LOSS/EQUIVALENT (5)\n"
 	"  --resamples N              bootstrap resamples per interval (10000)\n"
 	"  --level L                  confidence level (0.95)\n"
 	"  --seed S                   bootstrap seed (recorded in the slo record)\n"
@@ -71,7 +77,7 @@ struct opts {
 	double delta, alpha, target, level;
 	double accelerators;
 	const char *fleet;
-	long resamples;
+	long resamples, min_reps;
 	uint64_t seed;
 	int pass, no_validity, gzip;
 	const char *output;
@@ -106,16 +112,21 @@ struct group {
 	long nt;
 	double duration_s;		/* from run_end, NaN when none */
 	const char *duration_from;
-	double good_rps;
+	double good_rps;		/* good_fraction × achieved_rps: over the send window */
+	double good_rps_drain;		/* good / duration_s: the drain tail included */
+	double achieved_rps;		/* run_end achieved_rps (summed over shards), or the span */
+	const char *achieved_from, *good_rps_from;
+	long n_achieved;
+	long run;			/* index in ri of the run that owns this rep, -1 */
 };
 
 struct runend {
-	char *run, *arm;
+	char *run, *arm, *shard;
 	double rate;
 	long long rep;
 	int keyed;			/* arm, rate_rps and rep present */
 	long attempted;
-	double duration_s;
+	double duration_s, achieved_rps;
 	char *file;
 	unsigned long line;
 };
@@ -124,6 +135,8 @@ struct runid {
 	char *id;
 	long requests;
 	long group;
+	const char *file;		/* where it was first seen (a request) */
+	unsigned long line;
 };
 
 struct key {
@@ -234,7 +247,8 @@ static struct group *group_get(struct state *s, const char *arm, double rate, lo
 	g->rep = rep;
 	g->hash = h;
 	g->duration_s = NAN;
-	g->good_rps = NAN;
+	g->good_rps = g->good_rps_drain = g->achieved_rps = NAN;
+	g->run = -1;
 	gp_tally_init(&g->t);
 	s->slot[j] = s->ng;
 	last = s->ng;
@@ -270,7 +284,7 @@ static size_t runid_get(struct state *s, const char *id)
 		s->capri = s->capri ? 2 * s->capri : 32;
 		s->ri = gp_xrealloc(s->ri, s->capri * sizeof(*s->ri));
 	}
-	s->ri[s->nri] = (struct runid){gp_xstrdup(id), 0, -1};
+	s->ri[s->nri] = (struct runid){gp_xstrdup(id), 0, -1, NULL, 0};
 	json_object_set_new(s->runmap, id, json_integer((json_int_t)s->nri));
 	return last = s->nri++;
 }
@@ -305,7 +319,8 @@ struct reqf {
 	long long rep;
 };
 
-static void add_request(struct state *s, const struct gp_slo *slo, const struct reqf *r)
+static void add_request(struct state *s, const struct gp_slo *slo, const struct reqf *r,
+			const char *file, unsigned long line)
 {
 	struct group *g = group_get(s, r->arm, r->rate, r->rep);
 
@@ -325,8 +340,22 @@ static void add_request(struct state *s, const struct gp_slo *slo, const struct 
 		size_t i = runid_get(s, r->run);
 
 		s->ri[i].requests++;
-		if (s->ri[i].group < 0)
+		if (s->ri[i].group < 0) {
 			s->ri[i].group = g - s->g;
+			s->ri[i].file = file;
+			s->ri[i].line = line;
+		} else if (s->ri[i].group != g - s->g) {
+			gp_die_at(GP_EXIT_DATAERR, file, line, "run '%s' has requests of two reps "
+				  "(arm '%s', rate %g rps, rep %lld and another): a run is one rep",
+				  r->run, g->arm, g->rate, g->rep);
+		}
+		if (g->run < 0)
+			g->run = (long)i;
+		else if (g->run != (long)i)
+			gp_die_at(GP_EXIT_DATAERR, file, line, "runs '%s' and '%s' both claim arm '%s', "
+				  "rate %g rps, rep %lld (first seen at %s:%lu): a rep is one run; give "
+				  "each run its own --rep", s->ri[g->run].id, r->run, g->arm, g->rate,
+				  g->rep, s->ri[g->run].file, s->ri[g->run].line);
 	}
 	s->requests++;
 }
@@ -365,7 +394,7 @@ static void read_request(struct state *s, const struct gp_slo *slo, const json_t
 	r.ts = opt_num(o, "t_sent_s", file, line);
 	if (gp_json_str(o, "run", &r.run))
 		r.run = NULL;
-	add_request(s, slo, &r);
+	add_request(s, slo, &r, file, line);
 }
 
 /*
@@ -592,6 +621,10 @@ static void read_run_end(struct state *s, const json_t *o, const char *file, uns
 	}
 	d = opt_num(o, "duration_s", file, line);
 	r.duration_s = d > 0 ? d : NAN;
+	d = opt_num(o, "achieved_rps", file, line);
+	r.achieved_rps = d > 0 ? d : NAN;
+	if (gp_json_str(o, "shard", &str) == 0)
+		r.shard = gp_xstrdup(str);
 	r.file = gp_xstrdup(file);
 	r.line = line;
 	if (s->nre == s->capre) {
@@ -652,7 +685,7 @@ static void read_input(struct state *s, const struct gp_slo *slo, char **paths, 
 		if (spool && (fwrite(line, 1, len, spool) != len || putc('\n', spool) == EOF))
 			gp_die(GP_EXIT_SOFTWARE, "cannot spool the pass-through: %s", strerror(errno));
 		if (fast && fast_request(line, len, &r)) {
-			add_request(s, slo, &r);
+			add_request(s, slo, &r, file, ln);
 			continue;
 		}
 		o = json_loadb(line, len, 0, &jerr);
@@ -679,37 +712,62 @@ static void read_input(struct state *s, const struct gp_slo *slo, char **paths, 
 	gp_input_release(&in);
 }
 
+/* Two run_end records of the same run and shard: the same records fed twice. */
+static void check_duplicate_trailers(const struct state *s)
+{
+	for (size_t i = 0; i < s->nre; i++)
+		for (size_t k = 0; k < i; k++) {
+			const struct runend *x = &s->re[k], *y = &s->re[i];
+
+			if (!x->run || !y->run || strcmp(x->run, y->run))
+				continue;
+			if ((x->shard == NULL) != (y->shard == NULL) ||
+			    (x->shard && strcmp(x->shard, y->shard)))
+				continue;
+			gp_die_at(GP_EXIT_DATAERR, y->file, y->line, "run '%s'%s%s: a second run_end "
+				  "(the first at %s:%lu): the run's records were duplicated (the same "
+				  "file fed twice?)", y->run, y->shard ? " shard " : "",
+				  y->shard ? y->shard : "", x->file, x->line);
+		}
+}
+
+static void die_count(const struct runend *r, long have, long want)
+{
+	gp_die_at(GP_EXIT_DATAERR, r->file, r->line, "run '%s'%s%s%s: %ld request records but "
+		  "run_end says attempted %ld: request records were %s", r->run ? r->run : "?",
+		  r->keyed ? " (arm '" : "", r->keyed ? r->arm : "", r->keyed ? "')" : "", have, want,
+		  have > want ? "duplicated" : "lost");
+}
+
 /*
- * Cross-check every run_end's attempted count against the request records
- * of its run (by run id, or by (arm, rate, rep) when the requests carry no
- * run id), and take the run's duration.  Runs that gp-verify discarded
- * (a discard record names them) are exempt: their records were dropped on
- * purpose.
+ * Cross-check the run_ends' attempted counts against the request records of
+ * their run (by run id, the shards' counts summed; or by (arm, rate, rep)
+ * when the requests carry no run id), and take the run's duration and
+ * achieved rate.  Runs that gp-verify discarded (a discard record names them)
+ * are exempt: their records were dropped on purpose.
  */
 static void check_runs(struct state *s)
 {
+	check_duplicate_trailers(s);
 	for (size_t i = 0; i < s->nre; i++) {
 		struct runend *r = &s->re[i];
 		struct group *g = NULL;
-		long have = -1;
+		long have = -1, want = 0;
+		json_t *v = r->run ? json_object_get(s->runmap, r->run) : NULL;
 
 		if (r->keyed && discarded(s, r->arm, r->rate, r->rep))
 			continue;
-		if (r->run) {
-			json_t *v = json_object_get(s->runmap, r->run);
+		if (v) {
+			struct runid *ri = &s->ri[json_integer_value(v)];
 
-			if (v) {
-				struct runid *ri = &s->ri[json_integer_value(v)];
-
-				have = ri->requests;
-				g = &s->g[ri->group];
-			}
-		}
-		if (have < 0 && r->keyed) {
+			have = ri->requests;
+			g = &s->g[ri->group];
+			for (size_t k = 0; k < s->nre; k++)
+				if (s->re[k].run && !strcmp(s->re[k].run, r->run))
+					want += s->re[k].attempted;
+		} else if (r->keyed) {
 			/* No requests carry this run id: match by (arm, rate, rep), summing
 			 * the attempted counts of every such run_end (shards). */
-			long want = 0;
-
 			g = group_find(s, r->arm, r->rate, r->rep);
 			have = g ? g->t.attempted : 0;
 			for (size_t k = 0; k < s->nre; k++)
@@ -717,23 +775,22 @@ static void check_runs(struct state *s)
 				    !strcmp(s->re[k].arm, r->arm) &&
 				    !(s->re[k].run && json_object_get(s->runmap, s->re[k].run)))
 					want += s->re[k].attempted;
-			if (have != want)
-				gp_die_at(GP_EXIT_DATAERR, r->file, r->line,
-					  "run '%s' (arm '%s', rate %g rps, rep %lld): %ld request records "
-					  "but run_end says attempted %ld: request records were lost",
-					  r->run ? r->run : "?", r->arm, r->rate, r->rep, have, want);
 		} else {
-			if (have < 0)
-				have = 0;
-			if (have != r->attempted)
-				gp_die_at(GP_EXIT_DATAERR, r->file, r->line,
-					  "run '%s': %ld request records but run_end says attempted "
-					  "%ld: request records were lost", r->run ? r->run : "?", have,
-					  r->attempted);
+			have = 0;
+			want = r->attempted;
 		}
-		if (g && !isnan(r->duration_s) && (isnan(g->duration_s) || r->duration_s > g->duration_s)) {
+		if (have != want)
+			die_count(r, have, want);
+		if (!g)
+			continue;
+		if (!isnan(r->duration_s) && (isnan(g->duration_s) || r->duration_s > g->duration_s)) {
 			g->duration_s = r->duration_s;
 			g->duration_from = "run_end";
+		}
+		if (!isnan(r->achieved_rps)) {
+			g->achieved_rps = g->n_achieved ? g->achieved_rps + r->achieved_rps : r->achieved_rps;
+			g->n_achieved++;
+			g->achieved_from = "run_end";
 		}
 	}
 }
@@ -801,7 +858,10 @@ struct cell {			/* one (arm, rate): its reps are g[g0 .. g0 + n) */
 	double rate;
 	size_t g0, n;
 	double *gf;		/* per-rep good fractions */
-	double mean, sd, cv, goodput_rps;
+	double *grps;		/* per-rep good_rps (send window; NaN when unknown) */
+	double *ach;		/* per-rep achieved_rps */
+	double mean, sd, cv, goodput_rps, goodput_drain, achieved;
+	double floor_var;	/* binomial floor of a rep's good-fraction variance */
 };
 
 struct an {
@@ -811,6 +871,8 @@ struct an {
 	size_t nc;
 	struct gp_out out;
 	json_t *table;		/* rows for the stderr summary */
+	const struct cell **knee;	/* per arm, in order: its knee cell or NULL */
+	size_t nknee;
 };
 
 static int group_cmp(const void *a, const void *b)
@@ -878,7 +940,7 @@ static void die_nomem(int r)
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 }
 
-static json_t *slo_record(const struct opts *op, const struct slo_info *si)
+static json_t *slo_record(const struct opts *op, const struct slo_info *si, double accel)
 {
 	json_t *o = json_object();
 	int base = !strcmp(si->origin, "baseline");
@@ -898,9 +960,14 @@ static json_t *slo_record(const struct opts *op, const struct slo_info *si)
 	json_object_set_new(o, "resamples", json_integer(op->resamples));
 	json_object_set_new(o, "level", json_real(op->level));
 	json_object_set_new(o, "target", json_real(op->target));
+	json_object_set_new(o, "min_reps", json_integer(op->min_reps));
+	json_object_set_new(o, "accelerators", isnan(accel) ? json_null() : jcount(accel));
+	json_object_set_new(o, "accelerators_from", json_string(op->fleet ? "fleet" :
+			    !isnan(op->accelerators) ? "option" : "none"));
 	return o;
 }
 
+/* The send-window and drain figures of every rep, then its goodfrac record. */
 static void do_goodfrac(struct an *a)
 {
 	struct state *s = a->s;
@@ -908,31 +975,57 @@ static void do_goodfrac(struct an *a)
 	for (size_t i = 0; i < s->ng; i++) {
 		struct group *g = &s->g[i];
 		json_t *o = json_object();
-		double dur = g->duration_s;
+		double dur = g->duration_s, gf = gp_tally_fraction(&g->t);
 
 		if (isnan(dur) && g->nt >= 2 && g->tmax > g->tmin) {
 			dur = g->tmax - g->tmin;
 			g->duration_from = "t_sent_span";
 		}
+		if (!g->n_achieved && g->nt >= 2 && g->tmax > g->tmin) {
+			g->achieved_rps = (double)(g->nt - 1) / (g->tmax - g->tmin);
+			g->achieved_from = "t_sent_span";
+		}
 		g->duration_s = dur;
-		g->good_rps = dur > 0 ? (double)g->t.good / dur : NAN;
+		g->good_rps_drain = dur > 0 ? (double)g->t.good / dur : NAN;
+		/* The headline is over the send window; without one (no t_sent_s, no
+		 * achieved_rps) the drain-inclusive figure stands in, and says so. */
+		g->good_rps = !isnan(g->achieved_rps) ? gf * g->achieved_rps : g->good_rps_drain;
+		g->good_rps_from = !isnan(g->achieved_rps) ? "send_window" :
+				   !isnan(g->good_rps_drain) ? "duration" : NULL;
 		json_object_set_new(o, "type", json_string("goodfrac"));
 		json_object_set_new(o, "arm", json_string(g->arm));
 		gp_json_set_real(o, "rate_rps", g->rate);
 		json_object_set_new(o, "rep", json_integer(g->rep));
+		json_object_set_new(o, "run", g->run >= 0 ? json_string(s->ri[g->run].id) : json_null());
 		json_object_set_new(o, "attempted", json_integer(g->t.attempted));
 		json_object_set_new(o, "good", json_integer(g->t.good));
 		json_object_set_new(o, "paired", json_integer(g->t.paired));
 		json_object_set_new(o, "single_token", json_integer(g->t.single_token));
 		json_object_set_new(o, "failed", json_integer(g->t.failed));
-		gp_json_set_real(o, "good_fraction", gp_tally_fraction(&g->t));
+		gp_json_set_real(o, "good_fraction", gf);
 		json_object_set_new(o, "good_single_token", json_integer(g->t.good_single));
+		gp_json_set_real(o, "achieved_rps", g->achieved_rps);
+		json_object_set_new(o, "achieved_from",
+				    g->achieved_from ? json_string(g->achieved_from) : json_null());
+		gp_json_set_real(o, "rate_deviation", g->rate > 0 ? g->achieved_rps / g->rate - 1 : NAN);
 		gp_json_set_real(o, "good_rps", g->good_rps);
+		json_object_set_new(o, "good_rps_from",
+				    g->good_rps_from ? json_string(g->good_rps_from) : json_null());
+		gp_json_set_real(o, "good_rps_drain", g->good_rps_drain);
 		gp_json_set_real(o, "duration_s", dur);
 		json_object_set_new(o, "duration_from",
 				    g->duration_from ? json_string(g->duration_from) : json_null());
 		emit(a, o);
 	}
+}
+
+/* Mean of x[0..n), NaN unless every value is a number. */
+static double mean_all(const double *x, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (isnan(x[k]))
+			return NAN;
+	return gp_mean(x, n);
 }
 
 static void build_cells(struct an *a)
@@ -942,6 +1035,7 @@ static void build_cells(struct an *a)
 	for (size_t i = 0; i < s->ng;) {
 		size_t j = i;
 		struct cell *c;
+		long good = 0, att = 0;
 
 		while (j < s->ng && s->g[j].rate == s->g[i].rate && !strcmp(s->g[j].arm, s->g[i].arm))
 			j++;
@@ -952,32 +1046,69 @@ static void build_cells(struct an *a)
 		c->g0 = i;
 		c->n = j - i;
 		c->gf = gp_xrealloc(NULL, c->n * sizeof(*c->gf));
-		double grps = 0;
-		size_t ngrps = 0;
+		c->grps = gp_xrealloc(NULL, c->n * sizeof(*c->grps));
+		c->ach = gp_xrealloc(NULL, c->n * sizeof(*c->ach));
+		double *drain = gp_xrealloc(NULL, c->n * sizeof(*drain));
 		for (size_t k = 0; k < c->n; k++) {
-			c->gf[k] = gp_tally_fraction(&s->g[i + k].t);
-			if (!isnan(s->g[i + k].good_rps)) {
-				grps += s->g[i + k].good_rps;
-				ngrps++;
-			}
+			const struct group *g = &s->g[i + k];
+
+			c->gf[k] = gp_tally_fraction(&g->t);
+			c->grps[k] = g->good_rps;
+			c->ach[k] = g->achieved_rps;
+			drain[k] = g->good_rps_drain;
+			good += g->t.good;
+			att += g->t.attempted;
 		}
 		c->mean = gp_mean(c->gf, c->n);
 		c->sd = gp_sd(c->gf, c->n);
 		c->cv = gp_cv(c->gf, c->n);
-		c->goodput_rps = ngrps == c->n ? grps / (double)ngrps : NAN;
+		c->floor_var = gp_binom_floor_var(good, att, c->n);
+		c->goodput_rps = mean_all(c->grps, c->n);
+		c->goodput_drain = mean_all(drain, c->n);
+		c->achieved = mean_all(c->ach, c->n);
+		free(drain);
 		i = j;
 	}
+}
+
+/* A per-rep interval (tost.h) as a CI object. */
+static json_t *tint_json(const struct gp_tint *t, const char *method)
+{
+	json_t *o = json_object();
+
+	gp_json_set_real(o, "est", t->est);
+	gp_json_set_real(o, "lo", t->lo);
+	gp_json_set_real(o, "hi", t->hi);
+	json_object_set_new(o, "level", json_real(t->level));
+	json_object_set_new(o, "method", json_string(method));
+	gp_json_set_real(o, "df", t->df);
+	json_object_set_new(o, "floored", json_boolean(t->floored));
+	json_object_set_new(o, "degenerate", json_boolean(t->degenerate));
+	return o;
 }
 
 static const double qp[3] = {0.5, 0.9, 0.99};
 static const char *const qname[3] = {"p50", "p90", "p99"};
 
-static json_t *quantile_obj(const struct gp_ci *ci, const char *method)
+/*
+ * Quantile CIs, each flagged `sparse` when the sample is too small for the
+ * BCa interval of that quantile to keep its coverage: fewer than 5/(1 − p)
+ * values (p99 under 500, p90 under 50, p50 under 10).  Measured by
+ * bench/bench-coverage.sh on lognormal latencies: the 95 % BCa interval of
+ * p99 covers 60 % at n = 100, 85 % at 200, 94.5 % at 500 and above.
+ */
+static json_t *quantile_obj(const struct gp_ci *ci, const char *method, size_t n)
 {
 	json_t *o = json_object();
 
-	for (int k = 0; k < 3; k++)
-		json_object_set_new(o, qname[k], ci_json(&ci[k], method));
+	for (int k = 0; k < 3; k++) {
+		json_t *q = ci_json(&ci[k], method);
+		double need = ceil(5 / (1 - qp[k]) - 1e-9);
+
+		json_object_set_new(q, "n", json_integer((json_int_t)n));
+		json_object_set_new(q, "sparse", json_boolean((double)n < need));
+		json_object_set_new(o, qname[k], q);
+	}
 	return o;
 }
 
@@ -1010,12 +1141,12 @@ static void latency(struct an *a, const struct cell *c, json_t *o, int which)
 	gp_sort_doubles(pool, total);
 	stream(&rng, a->op, name, c->arm, c->rate, NULL);
 	die_nomem(gp_boot_quantiles(pool, total, qp, 3, a->op->resamples, a->op->level, &rng, ci));
-	json_object_set_new(o, name, quantile_obj(ci, "bca"));
+	json_object_set_new(o, name, quantile_obj(ci, "bca", total));
 	snprintf(cname, sizeof(cname), "%s_cluster", name);
 	stream(&rng, a->op, cname, c->arm, c->rate, NULL);
 	die_nomem(gp_boot_cluster_quantiles(reps, n, c->n, qp, 3, a->op->resamples, a->op->level,
 					    &rng, ci));
-	json_object_set_new(o, cname, quantile_obj(ci, "cluster"));
+	json_object_set_new(o, cname, quantile_obj(ci, "cluster", total));
 	free(pool);
 	free(reps);
 	free(n);
@@ -1030,6 +1161,7 @@ static void do_summaries(struct an *a)
 		json_t *o = json_object();
 		struct gp_tally tot;
 		struct gp_ci ci;
+		struct gp_tint ti;
 		struct gp_rng rng;
 
 		gp_tally_init(&tot);
@@ -1051,14 +1183,15 @@ static void do_summaries(struct an *a)
 		gp_json_set_real(o, "cv", c->cv);
 		latency(a, c, o, 0);
 		latency(a, c, o, 1);
-		stream(&rng, a->op, "good_fraction_ci", c->arm, c->rate, NULL);
-		die_nomem(gp_boot_mean(c->gf, c->n, a->op->resamples, a->op->level, &rng, &ci));
-		json_object_set_new(o, "good_fraction_ci", ci_json(&ci, "cluster"));
+		gp_t_interval(c->gf, c->n, c->floor_var, a->op->level, &ti);
+		json_object_set_new(o, "good_fraction_ci", tint_json(&ti, "t"));
 		stream(&rng, a->op, "good_fraction_pooled", c->arm, c->rate, NULL);
 		die_nomem(gp_boot_proportion(tot.good, tot.attempted, a->op->resamples, a->op->level,
 					     &rng, &ci));
 		json_object_set_new(o, "good_fraction_pooled", ci_json(&ci, "bca"));
+		gp_json_set_real(o, "achieved_rps", c->achieved);
 		gp_json_set_real(o, "goodput_rps", c->goodput_rps);
+		gp_json_set_real(o, "goodput_rps_drain", c->goodput_drain);
 		json_object_set_new(o, "attempted", json_integer(tot.attempted));
 		json_object_set_new(o, "good", json_integer(tot.good));
 		json_object_set_new(o, "paired", json_integer(tot.paired));
@@ -1086,60 +1219,92 @@ static int arm_present(const struct an *a, const char *arm)
 	return 0;
 }
 
-enum { FLOOR_MIN_REPS = 3, COMPARE_MIN_REPS = 2 };
+enum { FLOOR_MIN_REPS = 3 };
+
+/* The noise floor of a cell: its t-interval over reps; half-width NaN under 3 reps. */
+static double noise_half_width(const struct an *a, const struct cell *c, struct gp_tint *ti)
+{
+	gp_t_interval(c->gf, c->n, c->floor_var, a->op->level, ti);
+	return c->n >= FLOOR_MIN_REPS ? ti->half_width : NAN;
+}
 
 static void do_floor(struct an *a)
 {
 	for (size_t i = 0; i < a->nc; i++) {
 		const struct cell *c = &a->c[i];
+		struct gp_tint ti;
+		double hw;
 		json_t *o;
+		char why[128];
 
 		if (strcmp(c->arm, a->op->floor))
 			continue;
+		hw = noise_half_width(a, c, &ti);
 		o = json_object();
 		json_object_set_new(o, "type", json_string("noise_floor"));
 		json_object_set_new(o, "arm", json_string(c->arm));
 		gp_json_set_real(o, "rate_rps", c->rate);
 		json_object_set_new(o, "reps", json_integer((json_int_t)c->n));
-		if (c->n >= FLOOR_MIN_REPS) {
-			struct gp_ci ci;
-			struct gp_rng rng;
-
-			stream(&rng, a->op, "noise_floor", c->arm, c->rate, NULL);
-			die_nomem(gp_boot_mean(c->gf, c->n, a->op->resamples, a->op->level, &rng, &ci));
-			gp_json_set_real(o, "mean", ci.est);
-			gp_json_set_real(o, "half_width", (ci.hi - ci.lo) / 2);
-			gp_json_set_real(o, "lo", ci.lo);
-			gp_json_set_real(o, "hi", ci.hi);
-			json_object_set_new(o, "level", json_real(a->op->level));
-			json_object_set_new(o, "method", json_string("cluster"));
-			json_object_set_new(o, "interval", json_string("bca"));
-			json_object_set_new(o, "resolvable", json_true());
-			json_object_set_new(o, "reason", json_null());
-		} else {
-			char why[128];
-
-			snprintf(why, sizeof(why), "the noise floor needs at least %d reps of the floor "
-				 "arm; it has %zu", FLOOR_MIN_REPS, c->n);
-			gp_json_set_real(o, "mean", c->mean);
-			json_object_set_new(o, "half_width", json_null());
-			json_object_set_new(o, "lo", json_null());
-			json_object_set_new(o, "hi", json_null());
-			json_object_set_new(o, "level", json_real(a->op->level));
-			json_object_set_new(o, "method", json_string("cluster"));
-			json_object_set_new(o, "resolvable", json_false());
-			json_object_set_new(o, "reason", json_string(why));
-		}
+		gp_json_set_real(o, "mean", c->mean);
+		gp_json_set_real(o, "half_width", hw);
+		gp_json_set_real(o, "lo", isnan(hw) ? NAN : ti.lo);
+		gp_json_set_real(o, "hi", isnan(hw) ? NAN : ti.hi);
+		json_object_set_new(o, "level", json_real(a->op->level));
+		json_object_set_new(o, "method", json_string("t"));
+		gp_json_set_real(o, "df", ti.df);
+		json_object_set_new(o, "floored", json_boolean(ti.floored));
+		json_object_set_new(o, "degenerate", json_boolean(ti.degenerate));
+		json_object_set_new(o, "resolvable", json_boolean(!isnan(hw)));
+		snprintf(why, sizeof(why), "the noise floor needs at least %d reps of the floor arm; "
+			 "it has %zu", FLOOR_MIN_REPS, c->n);
+		json_object_set_new(o, "reason", isnan(hw) ? json_string(why) : json_null());
 		emit(a, o);
 	}
 }
 
-static json_t *tost_json(const struct an *a, const struct cell *x, const struct cell *y)
+static json_t *tost_null(const struct an *a, const char *why)
 {
-	struct gp_tost t;
-	json_t *o = json_object();
-	int r = gp_tost_welch(x->gf, x->n, y->gf, y->n, a->op->delta, a->op->alpha, &t);
+	json_t *t = json_object();
+	static const char *const none[] = {"lo90", "hi90", "p_lower", "p_upper", "p", "df",
+					   "noise_half_width"};
 
+	json_object_set_new(t, "delta", json_real(a->op->delta));
+	json_object_set_new(t, "alpha", json_real(a->op->alpha));
+	json_object_set_new(t, "level", json_real(1 - 2 * a->op->alpha));
+	for (size_t k = 0; k < sizeof(none) / sizeof(none[0]); k++)
+		json_object_set_new(t, none[k], json_null());
+	json_object_set_new(t, "equivalent", json_false());
+	json_object_set_new(t, "resolvable", json_null());
+	json_object_set_new(t, "degenerate", json_false());
+	json_object_set_new(t, "method", json_string("welch_tost"));
+	json_object_set_new(t, "reason", json_string(why));
+	return t;
+}
+
+/*
+ * Welch TOST with the binomial floors.  Equivalence is claimed only when the
+ * (1 − 2α) CI lies inside ±δ, both arms have min_reps reps, and δ is at least
+ * the noise floor's half-width (of the --floor arm at the rate, else of the
+ * comparator): a margin below it is one the run cannot resolve.
+ */
+static json_t *tost_json(const struct an *a, const struct cell *x, const struct cell *y,
+			 int *equivalent)
+{
+	const struct cell *nf = a->op->floor ? cell_of(a, a->op->floor, x->rate) : NULL;
+	struct gp_tost t;
+	struct gp_tint ti;
+	json_t *o;
+	double hw;
+	int r = gp_tost_welch_floor(x->gf, x->n, x->floor_var, y->gf, y->n, y->floor_var,
+				    a->op->delta, a->op->alpha, &t);
+	int enough = (long)x->n >= a->op->min_reps && (long)y->n >= a->op->min_reps;
+	const char *why = NULL;
+
+	*equivalent = 0;
+	if (r)
+		return tost_null(a, "TOST needs at least 2 reps in each arm");
+	hw = noise_half_width(a, nf ? nf : y, &ti);
+	o = json_object();
 	json_object_set_new(o, "delta", json_real(a->op->delta));
 	json_object_set_new(o, "alpha", json_real(a->op->alpha));
 	json_object_set_new(o, "level", json_real(1 - 2 * a->op->alpha));
@@ -1149,81 +1314,98 @@ static json_t *tost_json(const struct an *a, const struct cell *x, const struct 
 	gp_json_set_real(o, "p_upper", t.p_upper);
 	gp_json_set_real(o, "p", t.p);
 	gp_json_set_real(o, "df", t.df);
-	json_object_set_new(o, "equivalent", json_boolean(t.equivalent));
+	gp_json_set_real(o, "noise_half_width", hw);
+	json_object_set_new(o, "resolvable", isnan(hw) ? json_null() :
+			    json_boolean(a->op->delta >= hw));
+	if (!enough)
+		why = "equivalence needs --min-reps reps in each arm";
+	else if (isnan(hw))
+		why = "no noise floor to judge delta against (fewer than 3 reps)";
+	else if (a->op->delta < hw)
+		why = "delta is below the noise floor's half-width: the run cannot resolve a "
+		      "difference that small";
+	*equivalent = t.equivalent && !why;
+	json_object_set_new(o, "equivalent", json_boolean(*equivalent));
+	json_object_set_new(o, "tost_passed", json_boolean(t.equivalent));
 	json_object_set_new(o, "degenerate", json_boolean(t.degenerate));
 	json_object_set_new(o, "method", json_string("welch_tost"));
-	if (r)
-		json_object_set_new(o, "reason", json_string("TOST needs at least 2 reps in each arm"));
-	else if (t.degenerate)
-		json_object_set_new(o, "reason", json_string("no spread in either arm: equivalent "
-							     "iff |diff| < delta"));
+	json_object_set_new(o, "reason", why ? json_string(why) : json_null());
 	return o;
+}
+
+/*
+ * The verdict: INSUFFICIENT_REPS below --min-reps in either arm; WIN when the
+ * whole Welch interval is above 0, LOSS below; EQUIVALENT when the TOST
+ * passes (and can be trusted); INCONCLUSIVE otherwise.
+ */
+static const char *verdict_of(const struct an *a, const struct cell *x, const struct cell *y,
+			      const struct gp_tint *ti, int equivalent, const char **reason)
+{
+	static char why[96];
+
+	if ((long)x->n < a->op->min_reps || (long)y->n < a->op->min_reps) {
+		snprintf(why, sizeof(why), "a verdict needs at least %ld reps in each arm (%zu and %zu)",
+			 a->op->min_reps, x->n, y->n);
+		*reason = why;
+		return "INSUFFICIENT_REPS";
+	}
+	if (ti->lo > 0)
+		return "WIN";
+	if (ti->hi < 0)
+		return "LOSS";
+	return equivalent ? "EQUIVALENT" : "INCONCLUSIVE";
 }
 
 static void compare_one(struct an *a, const struct cell *x, const char *vs, int with_tost)
 {
 	const struct cell *y = cell_of(a, vs, x->rate);
-	json_t *o = json_object();
+	json_t *o = json_object(), *tj = NULL;
 	const char *verdict = "INCONCLUSIVE", *reason = NULL;
+	struct gp_tint ti;
+	int eq = 0;
 
 	json_object_set_new(o, "type", json_string("compare"));
 	json_object_set_new(o, "arm", json_string(x->arm));
 	json_object_set_new(o, "vs", json_string(vs));
 	gp_json_set_real(o, "rate_rps", x->rate);
+	json_object_set_new(o, "level", json_real(a->op->level));
+	json_object_set_new(o, "method", json_string("welch"));
 	if (!y) {
-		json_object_set_new(o, "diff", json_null());
-		json_object_set_new(o, "lo", json_null());
-		json_object_set_new(o, "hi", json_null());
-		json_object_set_new(o, "level", json_real(a->op->level));
-		json_object_set_new(o, "method", json_string("bca"));
+		static const char *const none[] = {"diff", "lo", "hi", "df"};
+
+		for (size_t k = 0; k < sizeof(none) / sizeof(none[0]); k++)
+			json_object_set_new(o, none[k], json_null());
 		json_object_set_new(o, "verdict", json_string(verdict));
 		json_object_set_new(o, "reason", json_string("the comparator arm has no runs at this rate"));
-		if (with_tost) {
-			/* Every field of the contract, null where nothing was computed. */
-			json_t *t = json_object();
-			static const char *const none[] = {"lo90", "hi90", "p_lower", "p_upper", "p", "df"};
-
-			json_object_set_new(t, "delta", json_real(a->op->delta));
-			json_object_set_new(t, "alpha", json_real(a->op->alpha));
-			json_object_set_new(t, "level", json_real(1 - 2 * a->op->alpha));
-			for (size_t k = 0; k < sizeof(none) / sizeof(none[0]); k++)
-				json_object_set_new(t, none[k], json_null());
-			json_object_set_new(t, "equivalent", json_false());
-			json_object_set_new(t, "degenerate", json_false());
-			json_object_set_new(t, "method", json_string("welch_tost"));
-			json_object_set_new(t, "reason", json_string("no comparator runs at this rate"));
-			json_object_set_new(o, "tost", t);
-		}
+		if (with_tost)
+			json_object_set_new(o, "tost", tost_null(a, "no comparator runs at this rate"));
 		emit(a, o);
 		return;
 	}
-	struct gp_ci ci;
-	struct gp_rng rng;
-
-	stream(&rng, a->op, "compare", x->arm, x->rate, vs);
-	die_nomem(gp_boot_mean_diff(x->gf, x->n, y->gf, y->n, a->op->resamples, a->op->level, 1,
-				    &rng, &ci));
-	if (x->n < COMPARE_MIN_REPS || y->n < COMPARE_MIN_REPS)
-		reason = "a verdict needs at least 2 reps in each arm";
-	else if (ci.lo > 0)
-		verdict = "WIN";
-	else if (ci.hi < 0)
-		verdict = "LOSS";
-	gp_json_set_real(o, "diff", ci.est);
-	gp_json_set_real(o, "lo", ci.lo);
-	gp_json_set_real(o, "hi", ci.hi);
-	json_object_set_new(o, "level", json_real(a->op->level));
-	json_object_set_new(o, "method", json_string("bca"));
+	if (gp_welch_interval(x->gf, x->n, x->floor_var, y->gf, y->n, y->floor_var, a->op->level,
+			      &ti))
+		reason = "an interval needs at least 2 reps in each arm";
+	if (with_tost)
+		tj = tost_json(a, x, y, &eq);
+	if (!reason)
+		verdict = verdict_of(a, x, y, &ti, eq, &reason);
+	else if ((long)x->n < a->op->min_reps || (long)y->n < a->op->min_reps)
+		verdict = "INSUFFICIENT_REPS";
+	gp_json_set_real(o, "diff", ti.est);
+	gp_json_set_real(o, "lo", ti.lo);
+	gp_json_set_real(o, "hi", ti.hi);
+	gp_json_set_real(o, "df", ti.df);
 	json_object_set_new(o, "verdict", json_string(verdict));
 	json_object_set_new(o, "reps", json_integer((json_int_t)x->n));
 	json_object_set_new(o, "reps_vs", json_integer((json_int_t)y->n));
+	json_object_set_new(o, "min_reps", json_integer(a->op->min_reps));
 	gp_json_set_real(o, "mean_good_fraction", x->mean);
 	gp_json_set_real(o, "mean_good_fraction_vs", y->mean);
-	json_object_set_new(o, "degenerate", json_boolean(ci.degenerate));
-	json_object_set_new(o, "resamples", json_integer(ci.resamples));
+	json_object_set_new(o, "floored", json_boolean(ti.floored));
+	json_object_set_new(o, "degenerate", json_boolean(ti.degenerate));
 	json_object_set_new(o, "reason", reason ? json_string(reason) : json_null());
-	if (with_tost)
-		json_object_set_new(o, "tost", tost_json(a, x, y));
+	if (tj)
+		json_object_set_new(o, "tost", tj);
 	if (a->table)
 		json_array_append(a->table, o);
 	emit(a, o);
@@ -1244,6 +1426,81 @@ static void do_compare(struct an *a)
 	}
 }
 
+/* Where the knee sits on the ladder, and what to do about an edge. */
+static void knee_edge(json_t *o, size_t k, size_t i, size_t j)
+{
+	const char *edge = NULL, *advice = NULL;
+
+	if (k == SIZE_MAX) {
+		edge = "below";
+		advice = "no rung clears the target: extend the ladder downward";
+	} else if (j - i == 1) {
+		edge = "only";
+		advice = "a one-rung ladder cannot locate a knee: add rungs above and below";
+	} else if (k == j - 1) {
+		edge = "last";
+		advice = "every rung clears the target: saturation was not reached; extend the "
+			 "ladder upward";
+	} else if (k == i) {
+		edge = "first";
+		advice = "only the first rung clears the target: the knee lies between the first two "
+			 "rungs or below; add rungs there (the ladder is too coarse)";
+	}
+	json_object_set_new(o, "edge", edge ? json_string(edge) : json_null());
+	json_object_set_new(o, "advice", advice ? json_string(advice) : json_null());
+}
+
+/* The binomial floor carried to goodput = good_fraction × achieved_rps. */
+static double goodput_floor(const struct cell *c)
+{
+	double f = c->floor_var * c->achieved * c->achieved;
+
+	return isnan(f) ? 0 : f;
+}
+
+/* The goodput interval at a knee cell, per accelerator when accel is known. */
+static void knee_goodput(const struct an *a, const struct cell *c, double accel, json_t *o,
+			 struct gp_tint *ti)
+{
+	json_t *ci;
+
+	gp_t_interval(c->grps, c->n, goodput_floor(c), a->op->level, ti);
+	gp_json_set_real(o, "goodput_rps", c->goodput_rps);
+	gp_json_set_real(o, "goodput_rps_drain", c->goodput_drain);
+	json_object_set_new(o, "goodput_ci", tint_json(ti, "t"));
+	json_object_set_new(o, "accelerators", isnan(accel) ? json_null() : jcount(accel));
+	gp_json_set_real(o, "goodput_rps_per_accel", c->goodput_rps / accel);
+	ci = tint_json(ti, "t");
+	gp_json_set_real(ci, "est", ti->est / accel);
+	gp_json_set_real(ci, "lo", ti->lo / accel);
+	gp_json_set_real(ci, "hi", ti->hi / accel);
+	json_object_set_new(o, "goodput_per_accel_ci", ci);
+	json_object_set_new(o, "accelerators_reason", isnan(accel) ?
+			    json_string("per-accelerator figures need --accelerators N or --fleet FILE") :
+			    json_null());
+}
+
+static void knee_crossing(const struct an *a, const struct cell *c, const struct cell *d,
+			  json_t *o)
+{
+	struct gp_tint ti;
+
+	if (!d) {
+		json_object_set_new(o, "crossing_rate_rps", json_null());
+		json_object_set_new(o, "crossing_ci", json_null());
+		json_object_set_new(o, "crossing_method",
+				    json_string("none: every rung above the knee clears the target"));
+		return;
+	}
+	/* Linear interpolation of the good-fraction curve between the last rung
+	 * at/above the target and the next (below it), with a delta-method CI. */
+	gp_crossing_interval(c->rate, c->gf, c->n, c->floor_var, d->rate, d->gf, d->n,
+			     d->floor_var, a->op->target, a->op->level, &ti);
+	gp_json_set_real(o, "crossing_rate_rps", ti.est);
+	json_object_set_new(o, "crossing_ci", tint_json(&ti, "delta_t"));
+	json_object_set_new(o, "crossing_method", json_string("linear_interpolation"));
+}
+
 static void do_knee(struct an *a, double accel)
 {
 	for (size_t i = 0; i < a->nc;) {
@@ -1257,6 +1514,7 @@ static void do_knee(struct an *a, double accel)
 			json_t *pt = json_object();
 
 			gp_json_set_real(pt, "rate_rps", a->c[r].rate);
+			gp_json_set_real(pt, "achieved_rps", a->c[r].achieved);
 			gp_json_set_real(pt, "mean_good_fraction", a->c[r].mean);
 			json_array_append_new(curve, pt);
 			if (a->c[r].mean >= a->op->target)
@@ -1266,43 +1524,34 @@ static void do_knee(struct an *a, double accel)
 		}
 		json_object_set_new(o, "type", json_string("knee"));
 		json_object_set_new(o, "arm", json_string(a->c[i].arm));
+		json_object_set_new(o, "target", json_real(a->op->target));
+		json_object_set_new(o, "method", json_string("highest_rung"));
+		a->knee = gp_xrealloc(a->knee, (a->nknee + 1) * sizeof(*a->knee));
+		a->knee[a->nknee++] = k == SIZE_MAX ? NULL : &a->c[k];
 		if (k != SIZE_MAX) {
 			const struct cell *c = &a->c[k];
-			double cross = NAN;
+			struct gp_tint ti;
 
-			if (k + 1 < j) {
-				const struct cell *d = &a->c[k + 1];
-
-				/* Linear interpolation of the good-fraction curve between the
-				 * last rung at/above the target and the next (below it). */
-				cross = c->rate + (c->mean - a->op->target) / (c->mean - d->mean) *
-						      (d->rate - c->rate);
-			}
 			gp_json_set_real(o, "rate_rps", c->rate);
+			gp_json_set_real(o, "achieved_rps", c->achieved);
 			gp_json_set_real(o, "good_fraction", c->mean);
-			json_object_set_new(o, "target", json_real(a->op->target));
-			gp_json_set_real(o, "goodput_rps", c->goodput_rps);
-			json_object_set_new(o, "accelerators", jcount(accel));
-			gp_json_set_real(o, "goodput_rps_per_accel", c->goodput_rps / accel);
-			json_object_set_new(o, "method", json_string("highest_rung"));
-			gp_json_set_real(o, "crossing_rate_rps", cross);
-			json_object_set_new(o, "crossing_method",
-					    json_string(k + 1 < j ? "linear_interpolation" :
-							"none: every rung above the knee clears the target"));
+			knee_goodput(a, c, accel, o, &ti);
+			knee_crossing(a, c, k + 1 < j ? &a->c[k + 1] : NULL, o);
 			json_object_set_new(o, "reps", json_integer((json_int_t)c->n));
 		} else {
-			json_object_set_new(o, "rate_rps", json_null());
-			json_object_set_new(o, "good_fraction", json_null());
-			json_object_set_new(o, "target", json_real(a->op->target));
-			json_object_set_new(o, "goodput_rps", json_null());
-			json_object_set_new(o, "accelerators", jcount(accel));
-			json_object_set_new(o, "goodput_rps_per_accel", json_null());
-			json_object_set_new(o, "method", json_string("highest_rung"));
-			json_object_set_new(o, "crossing_rate_rps", json_null());
+			static const char *const none[] = {
+				"rate_rps", "achieved_rps", "good_fraction", "goodput_rps",
+				"goodput_rps_drain", "goodput_ci", "goodput_rps_per_accel",
+				"goodput_per_accel_ci", "crossing_rate_rps", "crossing_ci", "reps",
+			};
+
+			for (size_t q = 0; q < sizeof(none) / sizeof(none[0]); q++)
+				json_object_set_new(o, none[q], json_null());
+			json_object_set_new(o, "accelerators", isnan(accel) ? json_null() : jcount(accel));
 			json_object_set_new(o, "crossing_method",
 					    json_string("none: no rung clears the target"));
-			json_object_set_new(o, "reps", json_null());
 		}
+		knee_edge(o, k, i, j);
 		json_object_set_new(o, "rungs", json_integer((json_int_t)(j - i)));
 		json_object_set_new(o, "monotone", json_boolean(monotone));
 		json_object_set_new(o, "curve", curve);
@@ -1310,6 +1559,58 @@ static void do_knee(struct an *a, double accel)
 			json_array_append(a->table, o);
 		emit(a, o);
 		i = j;
+	}
+}
+
+/*
+ * The two arms' knees compared: every arm with a knee against the --floor
+ * arm's knee, Welch's interval of the difference of per-rep goodput at each
+ * one's knee rung (per accelerator when known), with the compare verdicts.
+ */
+static void do_knee_compare(struct an *a, double accel)
+{
+	const struct cell *f = NULL;
+
+	for (size_t i = 0; i < a->nknee; i++)
+		if (a->knee[i] && !strcmp(a->knee[i]->arm, a->op->floor))
+			f = a->knee[i];
+	for (size_t i = 0; i < a->nknee; i++) {
+		const struct cell *x = a->knee[i];
+		struct gp_tint ti;
+		const char *verdict = "INCONCLUSIVE", *reason = NULL;
+		double scale = isnan(accel) ? 1 : accel;
+		json_t *o;
+
+		if (!x || !strcmp(x->arm, a->op->floor))
+			continue;
+		o = json_object();
+		json_object_set_new(o, "type", json_string("knee_compare"));
+		json_object_set_new(o, "arm", json_string(x->arm));
+		json_object_set_new(o, "vs", json_string(a->op->floor));
+		gp_json_set_real(o, "rate_rps", x->rate);
+		gp_json_set_real(o, "rate_rps_vs", f ? f->rate : NAN);
+		json_object_set_new(o, "per_accel", json_boolean(!isnan(accel)));
+		if (!f) {
+			reason = "the floor arm has no knee (no rung clears the target)";
+			ti = (struct gp_tint){.est = NAN, .lo = NAN, .hi = NAN, .df = NAN,
+					      .level = a->op->level};
+		} else if (gp_welch_interval(x->grps, x->n, goodput_floor(x), f->grps, f->n,
+					     goodput_floor(f), a->op->level, &ti)) {
+			reason = "an interval needs at least 2 reps with a goodput in each arm";
+			if ((long)x->n < a->op->min_reps || (long)f->n < a->op->min_reps)
+				verdict = "INSUFFICIENT_REPS";
+		} else {
+			verdict = verdict_of(a, x, f, &ti, 0, &reason);
+		}
+		gp_json_set_real(o, "diff_goodput", ti.est / scale);
+		gp_json_set_real(o, "lo", ti.lo / scale);
+		gp_json_set_real(o, "hi", ti.hi / scale);
+		gp_json_set_real(o, "df", ti.df);
+		json_object_set_new(o, "level", json_real(a->op->level));
+		json_object_set_new(o, "method", json_string("welch"));
+		json_object_set_new(o, "verdict", json_string(verdict));
+		json_object_set_new(o, "reason", reason ? json_string(reason) : json_null());
+		emit(a, o);
 	}
 }
 
@@ -1425,7 +1726,7 @@ static double fleet_accelerators(const char *path)
 enum {
 	O_TTFT = 256, O_TPOT, O_BASE, O_MULT, O_STAT, O_SINGLE, O_FLOOR, O_EQUIV, O_DELTA,
 	O_ALPHA, O_TARGET, O_ACCEL, O_FLEET, O_RES, O_LEVEL, O_SEED, O_PASS, O_NOVAL, O_SELF,
-	O_VERSION,
+	O_VERSION, O_MINREPS,
 };
 
 static const struct option longopts[] = {
@@ -1443,6 +1744,7 @@ static const struct option longopts[] = {
 	{"accelerators", required_argument, NULL, O_ACCEL},
 	{"fleet", required_argument, NULL, O_FLEET},
 	{"resamples", required_argument, NULL, O_RES},
+	{"min-reps", required_argument, NULL, O_MINREPS},
 	{"level", required_argument, NULL, O_LEVEL},
 	{"seed", required_argument, NULL, O_SEED},
 	{"pass", no_argument, NULL, O_PASS},
@@ -1461,6 +1763,7 @@ int main(int argc, char **argv)
 		.ttft_slo = NAN, .tpot_slo = NAN, .multiple = NAN, .slo_stat = "p50",
 		.single = GP_SINGLE_TTFT, .delta = NAN, .alpha = 0.05, .target = 0.9,
 		.level = 0.95, .accelerators = NAN, .resamples = 10000, .seed = DEFAULT_SEED,
+		.min_reps = 5,
 	};
 	struct slo_info si = {.origin = "fixed"};
 	struct state s = {0};
@@ -1497,6 +1800,7 @@ int main(int argc, char **argv)
 		case O_TARGET: op.target = gp_opt_double("--target", optarg, 0, 1); break;
 		case O_ACCEL: op.accelerators = gp_opt_double("--accelerators", optarg, 1e-9, 1e9); break;
 		case O_FLEET: op.fleet = optarg; break;
+		case O_MINREPS: op.min_reps = gp_opt_long("--min-reps", optarg, 2, 1000000); break;
 		case O_RES: op.resamples = gp_opt_long("--resamples", optarg, 100, 100000000L); break;
 		case O_LEVEL: op.level = gp_opt_double("--level", optarg, 0.5, 0.9999); break;
 		case O_SEED: op.seed = gp_opt_u64("--seed", optarg); break;
@@ -1531,7 +1835,8 @@ int main(int argc, char **argv)
 		gp_usage_error("--delta needs --equiv ARM");
 	if (op.fleet && !isnan(op.accelerators))
 		gp_usage_error("--accelerators and --fleet exclude each other");
-	accel = !isnan(op.accelerators) ? op.accelerators : op.fleet ? fleet_accelerators(op.fleet) : 1;
+	/* No silent default: without either, per-accelerator figures are null. */
+	accel = !isnan(op.accelerators) ? op.accelerators : op.fleet ? fleet_accelerators(op.fleet) : NAN;
 
 	si.slo.single = op.single;
 	if (op.baseline) {
@@ -1575,7 +1880,7 @@ int main(int argc, char **argv)
 	a.s = &s;
 	if (isatty(STDERR_FILENO))
 		a.table = json_array();
-	emit(&a, slo_record(&op, &si));
+	emit(&a, slo_record(&op, &si, accel));
 	do_goodfrac(&a);
 	build_cells(&a);
 	if (op.floor && !arm_present(&a, op.floor))
@@ -1587,6 +1892,8 @@ int main(int argc, char **argv)
 		do_floor(&a);
 	do_compare(&a);
 	do_knee(&a, accel);
+	if (op.floor)
+		do_knee_compare(&a, accel);
 	if (gp_out_close(&a.out)) {
 		if (errno == EPIPE)
 			return GP_EXIT_NEGATIVE;

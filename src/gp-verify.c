@@ -28,6 +28,7 @@
 #include "ndjson.h"
 #include "rfc3339.h"
 #include "sig.h"
+#include "statcheck.h"
 #include "stats.h"
 #include "banned.h"
 
@@ -42,7 +43,9 @@ static const char usage[] =
 	"       gp-verify publish [--min-reps N] [--max-cv X] [--rep-cap N] [--fleet FILE]\n"
 	"                         [--deadline-s S] [--min-tpot-ms X] [--miss-ratio X]\n"
 	"                         [--min-floor-reps N] [--awk PATH] [--jq PATH] [--awk-dir DIR]\n"
-	"                         [--strict] [--pass] [-q] [-o FILE] [FILE...]\n"
+	"                         [--allow-missing health,probe,dual_proof] [--strict]\n"
+	"                         [--pass] [-q] [-o FILE] [FILE...]\n"
+	"       gp-verify --self-check\n"
 	"\n"
 	"validity  read request/run/run_end/health/metrics records, discard whole runs\n"
 	"          by rule (each with a discard record and its reasons), pass the rest\n"
@@ -52,6 +55,8 @@ static const char usage[] =
 	"          integrity, dual_proof records and a final verdict.  Exit 0 only when\n"
 	"          publishable.\n"
 	"\n"
+	"  --allow-missing LIST  publish without that evidence (health, probe,\n"
+	"                      dual_proof); the verdict's reasons say so\n"
 	"  --strict            a rule or check that could not be checked counts against\n"
 	"  --min-reps N        repetition floor (default 5)\n"
 	"  --max-cv X          CV bound on the per-rep good fraction (default 0.10)\n"
@@ -261,12 +266,30 @@ static json_t *jstr_or_null(const char *s)
 
 /* The rules of method §8.1, in the order they are reported. */
 enum rule {
-	R_FRAMING, R_HANG, R_TIMEOUT, R_VIP, R_BACKEND, R_PAIRED, N_RULES
+	R_FRAMING, R_HANG, R_TIMEOUT, R_VIP, R_BACKEND, R_PAIRED,
+	R_BEHIND, R_CAPPED, R_INTERRUPTED, R_RATE, N_RULES
 };
 static const char *const rule_name[N_RULES] = {
 	"invalid_framing", "hang_truncated", "backend_timeout", "vip_200",
 	"backend_health", "zero_paired",
+	"client_behind", "capped_sends", "interrupted", "achieved_rate",
 };
+
+/*
+ * The achieved-rate tolerances (documented in gp-verify(1)): a run whose
+ * achieved rate differs from its label by more than RATE_FLAG is flagged; by
+ * more than RATE_DISCARD (+ 3/√(n − 1) for a Poisson schedule, whose realized
+ * rate varies by about 1/√n by design) it is discarded.
+ */
+#define RATE_FLAG 0.05
+#define RATE_DISCARD 0.10
+/*
+ * The lateness tolerance: gp-replay says client_behind at a send lateness p99
+ * over 1 ms or a maximum over 10 ms.  The run is discarded when that lateness
+ * is material against its schedule — p99 over LATE_P99_GAP of the mean gap
+ * 1/rate_rps, or the maximum over one mean gap — and kept with a flag below.
+ */
+#define LATE_P99_GAP 0.10
 
 struct vrun {
 	char *key, *arm, *run_id;
@@ -278,6 +301,12 @@ struct vrun {
 	int have_start, have_end;
 	int64_t start_ns, end_ns;
 	char *timeout_example;
+	/* the client (run_end) */
+	int have_behind, behind, have_capped, have_interrupted, interrupted, have_achieved;
+	long long capped;
+	double achieved, late_p99, late_max;
+	int poisson;
+	json_t *flags;
 	/* results */
 	int checked[N_RULES];
 	int hit[N_RULES];
@@ -298,7 +327,15 @@ struct round {
 	int64_t start, end;
 };
 
+struct pending {			/* a run_end keyed by run alone */
+	json_t *o;
+	char *id, *file;
+	unsigned long line;
+};
+
 struct validity {
+	struct pending *pending;
+	size_t n_pending, cap_pending;
 	struct vrun *runs;
 	size_t n_runs, cap_runs;
 	json_t *keys;		/* run key → index */
@@ -357,6 +394,10 @@ static void add_health(struct validity *v, const json_t *o, const struct at *w, 
 	struct hrec *h;
 	const char *check = NULL;
 
+	/* The contract does not require a time on health records; one without
+	 * `at` cannot be placed in a run's window and leaves the rules unchecked. */
+	if (!json_object_get(o, "at") || json_is_null(json_object_get(o, "at")))
+		return;
 	grow(&v->h, &v->cap_h, v->n_h, sizeof(*v->h));
 	h = &v->h[v->n_h];
 	h->order = v->n_h;
@@ -419,19 +460,44 @@ static void note_request(struct validity *v, const json_t *o, const struct at *w
 	}
 }
 
-static void note_run(struct validity *v, const json_t *o, const struct at *w, int trailer,
-		     long *idx)
+/* What a run_end says about the client that shaped the run. */
+static void note_client(struct vrun *r, const json_t *o, const struct at *w)
 {
-	const char *arm;
-	double rate;
-	long long rep, n;
-	char *key = need_key(o, w, &arm, &rate, &rep);
-	struct vrun *r = vrun_get(v, key, arm, rate, rep, idx);
+	double x;
+	long long n;
+	int b;
+
+	if (gp_json_bool(o, "client_behind", &b) == 0) {
+		r->have_behind = 1;
+		r->behind |= b;
+	}
+	if (opt_int(o, "capped_sends", w, &n)) {
+		r->have_capped = 1;
+		r->capped += n;
+	}
+	if (gp_json_bool(o, "interrupted", &b) == 0) {
+		r->have_interrupted = 1;
+		r->interrupted |= b;
+	}
+	if (opt_num(o, "achieved_rps", w, &x)) {
+		r->achieved = r->have_achieved ? r->achieved + x : x;	/* shards add up */
+		r->have_achieved = 1;
+	}
+	if (opt_num(o, "lateness_p99_ms", w, &x) && x > r->late_p99)
+		r->late_p99 = x;
+	if (opt_num(o, "lateness_max_ms", w, &x) && x > r->late_max)
+		r->late_max = x;
+}
+
+static void note_trailer(struct vrun *r, const json_t *o, const struct at *w, int trailer)
+{
+	const char *sched;
+	long long n;
 	json_t *by;
 
-	free(key);
-	vrun_note_id(v, r, *idx, opt_str(o, "run", w));
 	if (!trailer) {
+		if (gp_json_str(o, "schedule", &sched) == 0 && !strcmp(sched, "poisson"))
+			r->poisson = 1;
 		if (json_object_get(o, "started_at") && !json_is_null(json_object_get(o, "started_at"))) {
 			int64_t t = need_time(o, "started_at", w);
 
@@ -441,6 +507,7 @@ static void note_run(struct validity *v, const json_t *o, const struct at *w, in
 		}
 		return;
 	}
+	note_client(r, o, w);
 	if (json_object_get(o, "ended_at") && !json_is_null(json_object_get(o, "ended_at"))) {
 		int64_t t = need_time(o, "ended_at", w);
 
@@ -468,6 +535,51 @@ static void note_run(struct validity *v, const json_t *o, const struct at *w, in
 		if (opt_int(by, "invalid_framing", &w2, &n) && !framing_counted)
 			r->framing_trailer += n;
 	}
+}
+
+static void note_run(struct validity *v, const json_t *o, const struct at *w, int trailer,
+		     long *idx)
+{
+	const char *arm;
+	double rate;
+	long long rep;
+	char *key;
+	struct vrun *r;
+
+	if (trailer && !json_object_get(o, "arm")) {
+		/* Keyed by run alone (the contract): the run's header or requests
+		 * name its arm, rate and rep; resolved after the first pass. */
+		const char *id = gp_need_str(o, "run", w->file, w->line);
+
+		grow(&v->pending, &v->cap_pending, v->n_pending, sizeof(*v->pending));
+		v->pending[v->n_pending++] = (struct pending){json_incref((json_t *)o),
+			gp_xstrdup(id), gp_xstrdup(w->file), w->line};
+		return;
+	}
+	key = need_key(o, w, &arm, &rate, &rep);
+	r = vrun_get(v, key, arm, rate, rep, idx);
+	free(key);
+	vrun_note_id(v, r, *idx, opt_str(o, "run", w));
+	note_trailer(r, o, w, trailer);
+}
+
+/* Resolve the run_ends keyed by run alone, now that every run id is known. */
+static void resolve_pending(struct validity *v)
+{
+	for (size_t i = 0; i < v->n_pending; i++) {
+		struct pending *q = &v->pending[i];
+		struct at w = {q->file, q->line};
+		long idx = map_get(v->ids, q->id);
+
+		if (idx < 0)
+			gp_die_at(GP_EXIT_DATAERR, q->file, q->line, "field 'arm' is missing and run '%s' "
+				  "has no run header or request records to take it from", q->id);
+		note_trailer(&v->runs[idx], q->o, &w, 1);
+		json_decref(q->o);
+		free(q->id);
+		free(q->file);
+	}
+	free(v->pending);
 }
 
 static int hrec_cmp(const void *a, const void *b)
@@ -541,6 +653,56 @@ static void health_rules(struct validity *v, struct vrun *r, const struct round 
 	r->checked[R_BACKEND] = n_be > 0;
 }
 
+/*
+ * The client's rules: the client, not the server, shaped a run whose sends
+ * fell behind schedule, were held back by --max-inflight, or were stopped by
+ * a signal; and a run whose achieved rate is not its label offered another
+ * load than the rung says.  Checked when the run_end carries the field.
+ */
+static void client_rules(struct vrun *r)
+{
+	r->checked[R_BEHIND] = r->have_behind;
+	r->checked[R_CAPPED] = r->have_capped;
+	r->checked[R_INTERRUPTED] = r->have_interrupted;
+	r->flags = json_array();
+	if (r->behind) {
+		double gap_ms = r->rate > 0 ? 1000 / r->rate : 0;
+
+		if (!(gap_ms > 0) || r->late_p99 > LATE_P99_GAP * gap_ms || r->late_max > gap_ms)
+			reason(r, R_BEHIND, xasprintf("client_behind: the client did not hold its "
+						      "schedule (send lateness p99 %.3g ms, max %.3g ms; "
+						      "mean gap %.3g ms)", r->late_p99, r->late_max,
+						      gap_ms));
+		else
+			json_array_append_new(r->flags, json_sprintf("client_behind: send lateness p99 "
+					      "%.3g ms, max %.3g ms, within the tolerance of the "
+					      "%.3g ms mean gap", r->late_p99, r->late_max, gap_ms));
+	}
+	if (r->capped > 0)
+		reason(r, R_CAPPED, xasprintf("capped_sends: %lld %s held back by --max-inflight",
+					      r->capped, plural(r->capped, "send", "sends")));
+	if (r->interrupted)
+		reason(r, R_INTERRUPTED, xasprintf("interrupted: a signal stopped the run; its "
+						   "rep is incomplete"));
+	if (r->have_achieved && r->rate > 0) {
+		double dev = r->achieved / r->rate - 1, bound = RATE_DISCARD;
+
+		if (r->poisson && r->n_req > 1)
+			bound += 3 / sqrt((double)(r->n_req - 1));
+		r->checked[R_RATE] = 1;
+		if (fabs(dev) > bound)
+			reason(r, R_RATE, xasprintf("achieved_rate: %.4g req/s against the label %.4g "
+						    "(%+.1f %%, bound %.1f %%)", r->achieved, r->rate,
+						    100 * dev, 100 * bound));
+		else if (fabs(dev) > RATE_FLAG)
+			json_array_append_new(r->flags, json_sprintf("achieved_rate: %.4g req/s against "
+					      "the label %.4g (%+.1f %%, over the %.0f %% flag)",
+					      r->achieved, r->rate, 100 * dev, 100 * RATE_FLAG));
+	} else if (r->rate == 0) {
+		r->checked[R_RATE] = 1;	/* no label to hold it to */
+	}
+}
+
 static void judge(struct validity *v, struct vrun *r, const struct round *rounds, size_t nr)
 {
 	long long framing = r->framing_trailer > r->framing_req ? r->framing_trailer : r->framing_req;
@@ -563,6 +725,7 @@ static void judge(struct validity *v, struct vrun *r, const struct round *rounds
 					       plural(r->timeouts, "request", "requests"),
 					       r->timeout_example));
 	health_rules(v, r, rounds, nr);
+	client_rules(r);
 	if (r->paired == 0)
 		reason(r, R_PAIRED, xasprintf("zero_paired: no ok request with both ttft_ms and "
 					      "tpot_ms (%ld attempted)", r->n_req));
@@ -655,6 +818,7 @@ static int cmd_validity(int argc, char **argv)
 	}
 	if (fflush(spool) || ferror(spool))
 		gp_die(GP_EXIT_SOFTWARE, "spool write error: %s", strerror(errno));
+	resolve_pending(&v);
 
 	/* Judge every run. */
 	qsort(v.h, v.n_h, sizeof(*v.h), hrec_cmp);
@@ -716,6 +880,8 @@ static int cmd_validity(int argc, char **argv)
 		json_object_del(rec, "type");
 		json_object_set_new(rec, "verdict", json_string(r->discarded ? "discarded" : "kept"));
 		json_object_set_new(rec, "not_checked", nc);
+		json_object_set(rec, "flags", r->flags);
+		gp_json_set_real(rec, "achieved_rps", r->have_achieved ? r->achieved : NAN);
 		json_array_append_new(runs, rec);
 	}
 	for (int k = 0; k < N_RULES; k++) {
@@ -747,6 +913,7 @@ static int cmd_validity(int argc, char **argv)
 		free(v.runs[i].run_id);
 		free(v.runs[i].timeout_example);
 		json_decref(v.runs[i].reasons);
+		json_decref(v.runs[i].flags);
 	}
 	for (size_t i = 0; i < v.n_h; i++) {
 		free(v.h[i].target);
@@ -767,7 +934,10 @@ static int cmd_validity(int argc, char **argv)
 
 /* -------------------------------------------------------------- publish */
 
+enum { EV_HEALTH, EV_PROBE, EV_DUAL, N_EV };
+
 struct popts {
+	int allow[N_EV];	/* --allow-missing */
 	long min_reps, rep_cap, min_floor_reps;
 	double max_cv, deadline_s, min_tpot_ms, miss_ratio;
 	int have_deadline, strict, pass, quiet;
@@ -816,6 +986,11 @@ struct publish {
 	size_t n_snaps, cap_snaps;
 	json_t *snap_ids;
 	json_t *reasons, *footnotes;
+	json_t *notes;		/* non-blocking reasons */
+	json_t *missing, *allowed, *relaxed;
+	json_t *probes;		/* probe records */
+	json_t *knees;		/* knee records */
+	json_t *slo;		/* the last slo record */
 	json_t *stab;		/* the stability records written, for the table */
 	int not_checked;	/* something was not checked (for --strict) */
 };
@@ -952,6 +1127,13 @@ static void note_publish_record(struct publish *p, const json_t *o, const struct
 		json_array_append(p->floors, (json_t *)o);
 	} else if (!strcmp(type, "slo")) {
 		p->n_slo++;
+		json_decref(p->slo);
+		p->slo = json_incref((json_t *)o);
+	} else if (!strcmp(type, "probe")) {
+		gp_need_str(o, "arm", w->file, w->line);
+		json_array_append(p->probes, (json_t *)o);
+	} else if (!strcmp(type, "knee")) {
+		json_array_append(p->knees, (json_t *)o);
 	} else if (!strcmp(type, "goodfrac")) {
 		p->n_goodfrac++;
 	}
@@ -961,6 +1143,33 @@ static void because(struct publish *p, char *text)
 {
 	json_array_append_new(p->reasons, json_string(text));
 	free(text);
+}
+
+/* A reason that does not block: what the verdict rests on (allowed_missing:,
+ * relaxed:), listed after the blocking reasons. */
+static void note_reason(struct publish *p, json_t *list, char *text)
+{
+	json_array_append_new(p->notes, json_string(text));
+	if (list)
+		json_array_append_new(list, json_string(text));
+	free(text);
+}
+
+static const char *const ev_name[N_EV] = { "health", "probe", "dual_proof" };
+
+/* Evidence the method requires is missing: blocking unless --allow-missing. */
+static void missing(struct publish *p, int ev, char *what)
+{
+	if (p->opt->allow[ev]) {
+		note_reason(p, p->allowed, xasprintf("allowed_missing: %s: %s (--allow-missing %s)",
+						     ev_name[ev], what, ev_name[ev]));
+	} else {
+		char *t = xasprintf("missing: %s: %s", ev_name[ev], what);
+
+		json_array_append_new(p->missing, json_string(t));
+		because(p, t);
+	}
+	free(what);
 }
 
 /* --- stability */
@@ -1426,18 +1635,18 @@ static void dual_proof(struct publish *p, struct gp_out *out)
 		}
 		if (json_is_false(dok))
 			because(p, xasprintf("dual_proof: arm %s: decision: %s", arm->name, dd));
-		else if (json_is_null(dok) && need_decision)
-			because(p, xasprintf("dual_proof: arm %s: decision not checked: %s", arm->name, dd));
 		if (json_is_false(lok))
 			because(p, xasprintf("dual_proof: arm %s: delivery: %s", arm->name, ld));
-		else if (json_is_null(lok) && need_delivery)
-			because(p, xasprintf("dual_proof: arm %s: delivery not checked: %s", arm->name, ld));
-		if (!strcmp(ev, "not_checked") || !strcmp(dev, "not_checked")) {
+		/* Evidence that could not be gathered is missing evidence (strict
+		 * by default; --allow-missing dual_proof relaxes it, and says so). */
+		if (!strcmp(ev, "not_checked"))
+			missing(p, EV_DUAL, xasprintf("arm %s: decision not checked: %s", arm->name, dd));
+		if (!strcmp(dev, "not_checked"))
+			missing(p, EV_DUAL, xasprintf("arm %s: delivery not checked: %s", arm->name, ld));
+		if (!strcmp(ev, "not_checked") || !strcmp(dev, "not_checked"))
 			p->not_checked = 1;
-			if (p->opt->strict && !need_decision && !need_delivery)
-				because(p, xasprintf("dual_proof: arm %s: not checked (--strict): %s",
-						     arm->name, dd));
-		}
+		(void)need_decision;
+		(void)need_delivery;
 		{
 			char *detail = xasprintf("decision: %s; delivery: %s", dd, ld);
 
@@ -1454,6 +1663,108 @@ static void dual_proof(struct publish *p, struct gp_out *out)
 }
 
 /* --- the verdict */
+
+/* Phase 0 evidence: the validity filter judged every run against health records. */
+static void health_evidence(struct publish *p)
+{
+	size_t i;
+	json_t *r;
+	char *none = NULL;
+
+	if (!p->validity)
+		return;		/* the validity gate says so */
+	json_array_foreach(json_object_get(p->validity, "rules"), i, r) {
+		const char *rule = json_string_value(json_object_get(r, "rule"));
+		const char *st = json_string_value(json_object_get(r, "status"));
+
+		if (!rule || (strcmp(rule, "vip_200") && strcmp(rule, "backend_health")))
+			continue;
+		if (!st || strcmp(st, "checked")) {
+			char *t = xasprintf("%s%s%s", none ? none : "", none ? ", " : "", rule);
+
+			free(none);
+			none = t;
+		}
+	}
+	if (none)
+		missing(p, EV_HEALTH, xasprintf("no health records cover the runs (%s not checked; "
+						"run gp-health before and after each run)", none));
+	free(none);
+}
+
+/* Phase 2 evidence: a probe record that confirmed the mode of every arm. */
+static void probe_evidence(struct publish *p)
+{
+	for (size_t a = 0; a < p->n_arms; a++) {
+		const char *name = p->arms[a].name;
+		int seen = 0, confirmed = 0, engaged = 0;
+		size_t i;
+		json_t *r;
+
+		json_array_foreach(p->probes, i, r) {
+			int b = 0;
+
+			if (strcmp(json_string_value(json_object_get(r, "arm")), name))
+				continue;
+			seen = 1;
+			if (gp_json_bool(r, "mode_confirmed", &b) == 0 && b)
+				confirmed = 1;
+			if (gp_json_bool(r, "engaged", &b) == 0 && b)
+				engaged = 1;
+		}
+		if (!seen)
+			missing(p, EV_PROBE, xasprintf("arm %s: no probe record (run gp-probe for "
+						       "every arm)", name));
+		else if (!confirmed)
+			because(p, xasprintf("probe: arm %s: the gateway's mode was not confirmed", name));
+		else if (!engaged)
+			because(p, xasprintf("probe: arm %s: the routing mechanism did not engage", name));
+	}
+}
+
+/* Thresholds looser than the method's are allowed, and the verdict says so. */
+static void relaxed_checks(struct publish *p)
+{
+	double level = NAN;
+	long long mr = 0;
+
+	if (p->opt->min_reps < 5)
+		note_reason(p, p->relaxed, xasprintf("relaxed: --min-reps %ld is below the method's 5",
+						     p->opt->min_reps));
+	if (p->opt->max_cv > 0.10)
+		note_reason(p, p->relaxed, xasprintf("relaxed: --max-cv %g is above the method's 0.10",
+						     p->opt->max_cv));
+	if (p->slo && gp_json_num(p->slo, "level", &level) == 0 && level < 0.95)
+		note_reason(p, p->relaxed, xasprintf("relaxed: gp-analyze --level %g is below the "
+						     "method's 0.95", level));
+	if (p->slo && gp_json_int(p->slo, "min_reps", &mr) == 0 && mr < 5)
+		note_reason(p, p->relaxed, xasprintf("relaxed: gp-analyze --min-reps %lld is below the "
+						     "method's 5", mr));
+}
+
+/* The headline: per accelerator, and a knee on the ladder's edge footnoted. */
+static void knee_checks(struct publish *p)
+{
+	size_t i;
+	json_t *k;
+
+	json_array_foreach(p->knees, i, k) {
+		const char *arm = json_string_value(json_object_get(k, "arm"));
+		const char *edge = NULL, *advice = NULL;
+		json_t *rate = json_object_get(k, "rate_rps"), *acc = json_object_get(k, "accelerators");
+
+		if (!arm)
+			continue;
+		if (rate && !json_is_null(rate) && (!acc || json_is_null(acc)))
+			because(p, xasprintf("knee: arm %s: goodput per accelerator needs gp-analyze "
+					     "--accelerators N or --fleet FILE", arm));
+		gp_json_str(k, "edge", &edge);
+		gp_json_str(k, "advice", &advice);
+		if (edge)
+			json_array_append_new(p->footnotes, json_sprintf("knee of %s at the ladder's "
+							  "edge (%s): %s", arm, edge, advice ? advice : ""));
+	}
+}
 
 static void validity_gate(struct publish *p)
 {
@@ -1506,6 +1817,24 @@ static void table(struct publish *p, int publishable)
 		fprintf(stderr, "  * %s\n", json_string_value(s));
 }
 
+/* --allow-missing health,probe,dual_proof (repeatable, comma-separated). */
+static void parse_allow(struct popts *o, const char *arg)
+{
+	char *copy = gp_xstrdup(arg), *save = NULL;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		for (k = 0; k < N_EV; k++)
+			if (!strcmp(t, ev_name[k]))
+				break;
+		if (k == N_EV)
+			gp_usage_error("--allow-missing: '%s' is not health, probe or dual_proof", t);
+		o->allow[k] = 1;
+	}
+	free(copy);
+}
+
 static int cmd_publish(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1521,6 +1850,7 @@ static int cmd_publish(int argc, char **argv)
 		{ "jq", required_argument, NULL, 'j' },
 		{ "awk-dir", required_argument, NULL, 'A' },
 		{ "strict", no_argument, NULL, 's' },
+		{ "allow-missing", required_argument, NULL, 'M' },
 		{ "pass", no_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "output", required_argument, NULL, 'o' },
@@ -1558,6 +1888,7 @@ static int cmd_publish(int argc, char **argv)
 		case 'j': opt.jq = optarg; break;
 		case 'A': opt.awk_dir = optarg; break;
 		case 's': opt.strict = 1; break;
+		case 'M': parse_allow(&opt, optarg); break;
 		case 'p': opt.pass = 1; break;
 		case 'q': opt.quiet = 1; break;
 		case 'o': opt.output = optarg; break;
@@ -1587,6 +1918,12 @@ static int cmd_publish(int argc, char **argv)
 	p.reasons = json_array();
 	p.footnotes = json_array();
 	p.stab = json_array();
+	p.notes = json_array();
+	p.missing = json_array();
+	p.allowed = json_array();
+	p.relaxed = json_array();
+	p.probes = json_array();
+	p.knees = json_array();
 
 	/* One pass: spool the records for jq, keep what the C gates need. */
 	tmp_make();
@@ -1628,12 +1965,18 @@ static int cmd_publish(int argc, char **argv)
 	floor_checks(&p, &out);
 	integrity(&p, &out, records_path);
 	dual_proof(&p, &out);
+	health_evidence(&p);
+	probe_evidence(&p);
+	knee_checks(&p);
+	relaxed_checks(&p);
 	if (opt.strict && p.not_checked && !json_array_size(p.reasons))
 		because(&p, xasprintf("strict: something was not checked"));
 	publishable = json_array_size(p.reasons) == 0;
-	out_record(&out, json_pack("{s:s, s:b, s:O, s:O}", "type", "verdict",
+	json_array_extend(p.reasons, p.notes);
+	out_record(&out, json_pack("{s:s, s:b, s:O, s:O, s:O, s:O, s:O}", "type", "verdict",
 				   "publishable", publishable, "reasons", p.reasons,
-				   "footnotes", p.footnotes));
+				   "footnotes", p.footnotes, "missing", p.missing,
+				   "allowed_missing", p.allowed, "relaxed", p.relaxed));
 	out_finish(&out);
 	table(&p, publishable);
 
@@ -1658,9 +2001,71 @@ static int cmd_publish(int argc, char **argv)
 	json_decref(p.reasons);
 	json_decref(p.footnotes);
 	json_decref(p.stab);
+	json_decref(p.notes);
+	json_decref(p.missing);
+	json_decref(p.allowed);
+	json_decref(p.relaxed);
+	json_decref(p.probes);
+	json_decref(p.knees);
+	json_decref(p.slo);
 	if (p.have_fleet)
 		gp_fleet_release(&p.fleet);
 	return publishable ? GP_EXIT_OK : GP_EXIT_NEGATIVE;
+}
+
+/* ---------------------------------------------------------- self-check */
+
+static int tap_n, tap_failed;
+
+static void tap(void *ctx, int ok, const char *name, double got, double want)
+{
+	printf("%sok %d - %s\n", ok ? "" : "not ", ++tap_n, name);
+	if (!ok && !isnan(want))
+		printf("#   got %.17g, want %.17g\n", got, want);
+	tap_failed += !ok;
+}
+
+/*
+ * --self-check: the gates' and statistics' C logic (statcheck.h: good, stats,
+ * boot, tost with the per-rep intervals, gate) and the integrity scripts' own
+ * arithmetic (share/awk/selfcheck.awk under the default awk) against known
+ * vectors, as TAP.  No input.
+ */
+static int self_check(void)
+{
+	char err[512], *dir = find_awk_dir(NULL), *buf = NULL;
+	char *common = xasprintf("%s/common.awk", dir), *tdist = xasprintf("%s/tdist.awk", dir);
+	char *sc = xasprintf("%s/selfcheck.awk", dir);
+	char *av[] = { "awk", "-f", common, "-f", tdist, "-f", sc, "/dev/null", NULL };
+	int rc;
+
+	if (gp_statcheck_run(tap, NULL) < 0)
+		gp_die(GP_EXIT_SOFTWARE, "self-check: out of memory");
+	rc = run_child(av, -1, &buf, err, sizeof(err));
+	if (rc)
+		tap(NULL, 0, rc < 0 ? err : "awk -f selfcheck.awk exited non-zero", NAN, NAN);
+	for (char *ln = buf, *nl; ln && *ln; ln = nl) {
+		char *t1 = strchr(ln, '\t'), *t2;
+
+		nl = strchr(ln, '\n');
+		nl = nl ? (*nl = 0, nl + 1) : ln + strlen(ln);
+		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (!t2)
+			continue;
+		*t1 = *t2 = 0;
+		tap(NULL, !strcmp(t1 + 1, "ok"), ln, NAN, NAN);
+		if (strcmp(t1 + 1, "ok"))
+			printf("#   %s\n", t2 + 1);
+	}
+	printf("1..%d\n", tap_n);
+	free(buf);
+	free(common);
+	free(tdist);
+	free(sc);
+	free(dir);
+	if (fclose(stdout))
+		return GP_EXIT_SOFTWARE;
+	return tap_failed ? GP_EXIT_NEGATIVE : GP_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -1677,6 +2082,8 @@ int main(int argc, char **argv)
 		gp_print_help(usage);
 	if (!strcmp(cmd, "--version"))
 		gp_print_version();
+	if (!strcmp(cmd, "--self-check"))
+		return self_check();
 	optind = 1;
 	if (!strcmp(cmd, "validity"))
 		return cmd_validity(argc - 1, argv + 1);

@@ -68,13 +68,18 @@ test_expect_success '--single-token miss makes them misses, still counted apart'
 	jall "select(.type == \"slo\") | .single_token == \"miss\"" o4
 '
 
-test_expect_success 'good_rps from run_end duration_s, else the t_sent_s span' '
+# Sends every 0.5 s: the achieved rate (n − 1)/span is 2 req/s in both reps.
+# good_rps is over the send window (good_fraction x achieved_rps), the
+# drain-inclusive good / duration_s beside it.
+test_expect_success 'good_rps over the send window; good_rps_drain from run_end duration_s, else the t_sent_s span' '
 	{ mk a 2 1 6 2 3 0 0 4 20; mk a 2 2 8 0 0 0 0 2; valid; } >in5 &&
 	gp-analyze $slo in5 >o5 &&
-	jall "select(.type == \"goodfrac\" and .rep == 1) | .good_rps == 0.3 and .duration_s == 20
-		and .duration_from == \"run_end\"" o5 &&
-	jall "select(.type == \"goodfrac\" and .rep == 2) | .duration_s == 4.5 and (.good_rps - 8 / 4.5 | . * . < 1e-18)
-		and .duration_from == \"t_sent_span\"" o5 &&
+	jall "select(.type == \"goodfrac\" and .rep == 1) | .good_rps_drain == 0.3 and .duration_s == 20
+		and .duration_from == \"run_end\" and .achieved_rps == 2 and .achieved_from == \"t_sent_span\"
+		and (.good_rps - 0.8 | . * . < 1e-18) and .rate_deviation == 0" o5 &&
+	jall "select(.type == \"goodfrac\" and .rep == 2) | .duration_s == 4.5 and (.good_rps_drain - 8 / 4.5 | . * . < 1e-18)
+		and (.good_rps - 1.6 | . * . < 1e-18) and .duration_from == \"t_sent_span\"" o5 &&
+	jall "select(.type == \"arm_summary\") | (.goodput_rps - 1.2 | . * . < 1e-18) and .achieved_rps == 2" o5 &&
 	jall "select(.type == \"arm_summary\") | .reps == 2 and .mean_good_fraction == 0.6
 		and .attempted == 25 and .good == 14 and .failed == 6" o5
 '
@@ -84,10 +89,18 @@ test_expect_success 'arm_summary: quantile CIs (BCa and cluster) and good-fracti
 		(.ttft_ms | keys == [\"p50\",\"p90\",\"p99\"]) and .ttft_ms.p50.method == \"bca\"
 		and .ttft_ms_cluster.p99.method == \"cluster\" and .tpot_ms.p90.level == 0.95
 		and .tpot_ms_cluster.p50.est == .tpot_ms.p50.est
-		and .good_fraction_ci.method == \"cluster\" and .good_fraction_pooled.method == \"bca\"
+		and .good_fraction_ci.method == \"t\" and .good_fraction_pooled.method == \"bca\"
 		and .good_fraction_pooled.est == 0.56 and (.cv | type) == \"number\"" o5
 '
 
+# 19 paired requests: p50 has data for its interval (n >= 10), p90 (n < 50)
+# and p99 (n < 500) are flagged sparse — the thresholds where the BCa interval
+# loses its coverage in bench/bench-coverage.sh.
+test_expect_success 'tail quantiles without the data for them are flagged sparse' '
+	jall "select(.type == \"arm_summary\") | .ttft_ms.p50.n == 19 and .ttft_ms.p50.sparse == false
+		and .ttft_ms.p90.sparse == true and .ttft_ms.p99.sparse == true
+		and .tpot_ms_cluster.p99.sparse == true" o5
+'
 test_expect_success 'one rep: cv null, the cluster intervals degenerate, no NaN' '
 	gp-analyze $slo in >o6 &&
 	jall "select(.type == \"arm_summary\") | .cv == null and .reps == 1

@@ -4,9 +4,10 @@
 # null when no rung clears, goodput per accelerator (--accelerators, --fleet).
 #
 # Arm "a": rates 1, 2, 4 rps with good fractions 1.00, 0.95, 0.50 (two reps
-# each, 20 requests, duration_s 10).  Target 0.9: knee 2 rps; crossing
-# 2 + (0.95 − 0.9) / (0.95 − 0.5) × (4 − 2) = 2.2222…; goodput at the knee
-# 19 good / 10 s = 1.9 rps; with 4 accelerators 0.475 rps each.
+# each, 20 requests, duration_s 10, achieved_rps = the label).  Target 0.9:
+# knee 2 rps; crossing 2 + (0.95 − 0.9) / (0.95 − 0.5) × (4 − 2) = 2.2222…;
+# goodput at the knee over the send window 0.95 × 2 = 1.9 rps (the
+# drain-inclusive 19 good / 10 s too); with 4 accelerators 0.475 rps each.
 . "$(dirname "$0")/lib.sh"
 
 command -v gp-analyze >/dev/null || skip_all "gp-analyze not built"
@@ -20,7 +21,7 @@ run() {
 	awk -v a="$1" -v r="$2" -v rep="$3" -v g="$4" 'BEGIN {
 		for (i = 0; i < 20; i++)
 			printf "{\"type\":\"request\",\"run\":\"%s/%s/%s\",\"arm\":\"%s\",\"rate_rps\":%s,\"rep\":%d,\"id\":\"q%d\",\"ttft_ms\":%d,\"tpot_ms\":10,\"outcome\":\"ok\"}\n", a, r, rep, a, r, rep, i, i < g ? 100 : 900
-		printf "{\"type\":\"run_end\",\"run\":\"%s/%s/%s\",\"arm\":\"%s\",\"rate_rps\":%s,\"rep\":%d,\"attempted\":20,\"duration_s\":10}\n", a, r, rep, a, r, rep
+		printf "{\"type\":\"run_end\",\"run\":\"%s/%s/%s\",\"arm\":\"%s\",\"rate_rps\":%s,\"rep\":%d,\"attempted\":20,\"duration_s\":10,\"achieved_rps\":%s}\n", a, r, rep, a, r, rep, r
 	}'
 }
 {
@@ -54,7 +55,9 @@ test_expect_success 'every rung clears: knee at the top, no crossing inside the 
 '
 test_expect_success '--target moves the knee' '
 	gp-analyze $A --target 0.5 in | jq -c "select(.type == \"knee\" and .arm == \"a\")" >k &&
-	jall ".rate_rps == 4 and .target == 0.5 and .accelerators == 1 and .goodput_rps == 1" k &&
+	jall ".rate_rps == 4 and .target == 0.5 and .accelerators == null and .goodput_rps == 2
+		and .goodput_rps_drain == 1 and .goodput_rps_per_accel == null
+		and (.accelerators_reason | test(\"--accelerators\"))" k &&
 	gp-analyze $A --target 0.8 in | jq -c "select(.type == \"knee\" and .arm == \"b\")" >k &&
 	jall ".rate_rps == 1" k
 '
@@ -69,6 +72,34 @@ test_expect_success '--fleet: accelerators are the sum over backends' '
 	gp-analyze $A --fleet fleet.json in | jq -c "select(.type == \"knee\" and .arm == \"a\")" >k &&
 	jall ".accelerators == 7" k &&
 	near "$(jq -r .goodput_rps_per_accel k)" 0.2714285714285714 1e-12
+'
+# The interval of the headline: reps 1.9 and 1.9 do not vary, so the binomial
+# floor stands in — p̃ = 38.5/41, var = p̃(1 − p̃)/20 · 2², se = √(var/2),
+# t.ppf(0.975, 1) = 12.706204736174698 (scipy 1.10.1): half-width 0.96166…
+test_expect_success 'knee: goodput interval over reps (t, binomial floor when reps agree)' '
+	jq -c "select(.type == \"knee\" and .arm == \"a\")" out >k &&
+	jall ".goodput_ci.method == \"t\" and .goodput_ci.floored == true and .goodput_ci.df == 1
+		and .goodput_per_accel_ci.est == .goodput_rps_per_accel
+		and (.goodput_per_accel_ci.hi - .goodput_ci.hi / 4 | . * . < 1e-20)
+		and .crossing_ci.method == \"delta_t\" and .crossing_ci.lo < .crossing_rate_rps
+		and .crossing_rate_rps < .crossing_ci.hi and .edge == null" k &&
+	near "$(jq -r ".goodput_ci.hi - .goodput_ci.est" k)" "$(/usr/bin/python3 -c "
+from scipy.stats import t; p = 38.5 / 41; print(repr(t.ppf(.975, 1) * (p * (1 - p) / 20 * 4 / 2) ** .5))" 2>/dev/null || echo 0.9616626)" 1e-6
+'
+test_expect_success 'a knee at an end of the ladder is flagged with what to do' '
+	jq -c "select(.type == \"knee\" and .arm == \"c\")" out >k &&
+	jall ".edge == \"last\" and (.advice | test(\"extend the ladder upward\"))" k &&
+	jq -c "select(.type == \"knee\" and .arm == \"b\")" out >k &&
+	jall ".edge == \"below\" and (.advice | test(\"downward\"))" k &&
+	gp-analyze $A --target 0.8 in | jq -c "select(.type == \"knee\" and .arm == \"b\")" >k &&
+	jall ".edge == \"first\" and (.advice | test(\"too coarse\"))" k
+'
+test_expect_success 'knee_compare: the arms knees compared against the floor arm' '
+	gp-analyze $A --accelerators 4 --floor c in | jq -c "select(.type == \"knee_compare\")" >kc &&
+	test $(wc -l <kc) = 1 &&
+	jall ".arm == \"a\" and .vs == \"c\" and .rate_rps == 2 and .rate_rps_vs == 2 and .per_accel == true
+		and (.diff_goodput - (1.9 - 2) / 4 | . * . < 1e-20) and .method == \"welch\"
+		and .verdict == \"INSUFFICIENT_REPS\"" kc
 '
 test_expect_code 65 'a broken fleet file is a data error' '
 	echo "{" >bad.json && gp-analyze $A --fleet bad.json in

@@ -115,6 +115,23 @@ test_expect_success 'run_end without run ids: matched by (arm, rate, rep), shard
 	sed "s/\"attempted\":4/\"attempted\":5/" shards >shards2 &&
 	{ gp-analyze $A shards2 2>err; test $? = 65; } && grep -q "arm .s." err
 '
+test_expect_success 'runs are units: two runs claiming one (arm, rate, rep) exit 65 naming both' '
+	{ cat raw; run a 2 1 40 | sed "s/a-2-1/a-2-1-again/g"; valid; } >twice &&
+	{ gp-analyze $A twice 2>err; test $? = 65; } &&
+	grep -q "runs .a-2-1. and .a-2-1-again. both claim arm .a., rate 2 rps, rep 1" err
+'
+test_expect_success 'the same records fed twice are called duplicated, not lost' '
+	{ cat raw raw; valid; } >dup &&
+	{ gp-analyze $A dup 2>err; test $? = 65; } && grep -q "duplicated" err && ! grep -q "lost" err &&
+	{ cat raw; run a 2 1 40 | grep "\"request\"" | head -n 3; valid; } >extra &&
+	{ gp-analyze $A extra 2>err; test $? = 65; } && grep -q "were duplicated" err
+'
+test_expect_success 'a run_end keyed by run alone (no arm, rate_rps, rep) is accepted' '
+	{ sed "/run_end/s/\"arm\":\"[a-z]*\",\"rate_rps\":[0-9]*,\"rep\":[0-9]*,//" raw; valid; } >byrun &&
+	! grep "run_end" byrun | grep -q "\"arm\"" &&
+	gp-analyze $A byrun >o && jall "select(.type == \"goodfrac\") | .attempted == 40" o &&
+	awk "NR != 10" byrun >byrun-lost && { gp-analyze $A byrun-lost 2>err; test $? = 65; } && grep -q lost err
+'
 test_expect_success 'the back half as one pipeline: gp-verify validity | gp-analyze --pass | gp-verify publish' '
 	command -v gp-verify >/dev/null || exit 0
 	gp-verify validity raw 2>/dev/null | gp-analyze $A --pass --floor a >piped &&

@@ -180,6 +180,58 @@ test_expect_success 'an older validity record in the input is replaced, not repe
 	test $(jq -c "select(.type==\"validity\")" out | wc -l) = 1
 '
 
+# The client's rules: the client, not the server, shaped these runs.
+# At 4 req/s the mean gap is 250 ms: lateness p99 over 25 ms or a maximum over
+# 250 ms is material; below that the run is kept and flagged.
+test_expect_success 'a client that fell behind its schedule discards the run, with its lateness' '
+	tamper "if .type==\"run_end\" and .run==\"rr-r2\" then .client_behind=true | .lateness_p99_ms=30 | .lateness_max_ms=40
+		elif .type==\"run_end\" and .run==\"rr-r3\" then .client_behind=true | .lateness_p99_ms=3.5 | .lateness_max_ms=40 else . end" >in &&
+	gp-verify validity in >out &&
+	test "$(discards out)" = "rr 2 client_behind: the client did not hold its schedule (send lateness p99 30 ms, max 40 ms; mean gap 250 ms)" &&
+	test "$(rule out client_behind)" = "checked 1 0" &&
+	tail -n 1 out | jq -e "(.runs[] | select(.run==\"rr-r3\") | .verdict == \"kept\" and (.flags[0] | test(\"within the tolerance\")))"
+'
+test_expect_success 'capped sends and an interrupted run discard the run' '
+	tamper "if .type==\"run_end\" and .run==\"cache-r1\" then .capped_sends=7 elif .type==\"run_end\" and .run==\"cache-r5\" then .interrupted=true else . end" >in &&
+	gp-verify validity in >out &&
+	discards out | grep -qx "cache 1 capped_sends: 7 sends held back by --max-inflight" &&
+	discards out | grep -qx "cache 5 interrupted: a signal stopped the run; its rep is incomplete" &&
+	tail -n 1 out | jq -e ".kept==8 and .discarded==2"
+'
+test_expect_success 'an achieved rate off its label: flagged beyond 5 %, discarded beyond 10 %' '
+	tamper "if .type==\"run_end\" and .run==\"rr-r3\" then .achieved_rps=4.3 elif .type==\"run_end\" and .run==\"rr-r4\" then .achieved_rps=4.72 else . end" >in &&
+	gp-verify validity in >out &&
+	test "$(discards out)" = "rr 4 achieved_rate: 4.72 req/s against the label 4 (+18.0 %, bound 10.0 %)" &&
+	tail -n 1 out | jq -e "(.runs[] | select(.run==\"rr-r3\") | .verdict == \"kept\" and (.flags[0] | test(\"achieved_rate: 4.3 req/s .*over the 5 % flag\")))" &&
+	tail -n 1 out | jq -e "(.runs[] | select(.run==\"rr-r1\") | .flags == [])"
+'
+test_expect_success 'a Poisson schedule widens the discard bound by 3/sqrt(n - 1)' '
+	tamper "if .type==\"run\" and .run==\"rr-r4\" then .schedule=\"poisson\" elif .type==\"run_end\" and .run==\"rr-r4\" then .achieved_rps=4.72 else . end" >in &&
+	gp-verify validity in >out &&
+	test -z "$(discards out)" &&
+	tail -n 1 out | jq -e "(.runs[] | select(.run==\"rr-r4\") | .flags | length) == 1"
+'
+test_expect_success 'without the client fields the client rules are not checked, nothing discarded' '
+	tamper "if .type==\"run_end\" then del(.client_behind, .capped_sends, .interrupted, .achieved_rps) else . end" >in &&
+	gp-verify validity in >out &&
+	test "$(rule out client_behind)" = "not_checked 0 10" && test "$(rule out achieved_rate)" = "not_checked 0 10" &&
+	tail -n 1 out | jq -e ".kept==10"
+'
+# The contract keys a run_end by run; arm, rate_rps and rep come from the header.
+test_expect_success 'a run_end keyed by run alone is accepted and judged with its run' '
+	tamper "if .type==\"run_end\" then del(.arm, .rate_rps, .rep) else . end
+		| if .type==\"run_end\" and .run==\"rr-r2\" then .invalid_framing=1 else . end" >in &&
+	gp-verify validity in >out &&
+	test "$(discards out)" = "rr 2 invalid_framing: 1 request" &&
+	test $(jq -c "select(.type==\"run_end\")" out | wc -l) = 9 &&
+	tail -n 1 out | jq -e ".kept==9"
+'
+test_expect_code 65 'a run_end keyed by an unknown run is bad input naming file:line' '
+	{ cat "$R"; echo "{\"type\":\"run_end\",\"run\":\"nosuch\",\"attempted\":3}"; } >in &&
+	gp-verify validity in >/dev/null 2>err;
+	rc=$?; grep -q "in:$(( $(wc -l <"$R") + 1 )): field .arm. is missing and run .nosuch. has no run header" err && exit $rc
+'
+
 # bad input: exit 65, message file:line: field
 bad() { # expected-message jq-expression-on-line-N N
 	jq -c "$2" "$R" >bad.ndjson
@@ -188,22 +240,22 @@ bad() { # expected-message jq-expression-on-line-N N
 	test $rc = 65 && grep -qx "gp-verify: bad.ndjson:$3: $1" err || { cat err; echo "rc=$rc"; return 1; }
 }
 test_expect_success 'bad input: a missing arm names file:line:field (65)' '
-	bad "field '"'"'arm'"'"' is missing" "if .id==\"rr-r1-0\" then del(.arm) else . end" 8
+	bad "field '"'"'arm'"'"' is missing" "if .id==\"rr-r1-0\" then del(.arm) else . end" 10
 '
 test_expect_success 'bad input: rep not an integer (65)' '
-	bad "field '"'"'rep'"'"' is not an integer" "if .id==\"rr-r1-1\" then .rep=\"x\" else . end" 9
+	bad "field '"'"'rep'"'"' is not an integer" "if .id==\"rr-r1-1\" then .rep=\"x\" else . end" 11
 '
 test_expect_success 'bad input: unknown outcome (65)' '
-	bad "field '"'"'outcome'"'"' is '"'"'great'"'"', not ok, single_token or failed" "if .id==\"rr-r1-1\" then .outcome=\"great\" else . end" 9
+	bad "field '"'"'outcome'"'"' is '"'"'great'"'"', not ok, single_token or failed" "if .id==\"rr-r1-1\" then .outcome=\"great\" else . end" 11
 '
 test_expect_success 'bad input: ttft_ms not a number (65)' '
-	bad "field '"'"'ttft_ms'"'"' is not a number" "if .id==\"rr-r1-2\" then .ttft_ms=\"fast\" else . end" 10
+	bad "field '"'"'ttft_ms'"'"' is not a number" "if .id==\"rr-r1-2\" then .ttft_ms=\"fast\" else . end" 12
 '
 test_expect_success 'bad input: a health time that is not RFC 3339 (65)' '
-	bad "field '"'"'at'"'"' is not an RFC 3339 time" "if .type==\"health\" and .check==\"vip_chat\" then .at=\"yesterday\" else . end" 1
+	bad "field '"'"'at'"'"' is not an RFC 3339 time" "if .type==\"health\" and .check==\"vip_chat\" then .at=\"yesterday\" else . end" 3
 '
 test_expect_success 'bad input: a vip_chat check without ok (65); other checks need none' '
-	bad "field '"'"'ok'"'"' is missing" "if .type==\"health\" and .check==\"vip_chat\" then del(.ok) else . end" 1 &&
+	bad "field '"'"'ok'"'"' is missing" "if .type==\"health\" and .check==\"vip_chat\" then del(.ok) else . end" 3 &&
 	jq -c "if .type==\"health\" and .check==\"backend_models\" then .check=\"kv_events\" | del(.ok) else . end" "$R" >k.ndjson &&
 	gp-verify validity k.ndjson >out &&
 	test "$(rule out backend_health)" = "not_checked 0 10"

@@ -23,6 +23,27 @@ test_expect_success "[$AWK] honest input: every check passes, publishable, exit 
 	tail -n 1 out | jq -e ".type==\"verdict\" and .publishable==true and .reasons==[]"
 '
 
+# The same checks on what the live gp-analyze writes, not only on the fixture.
+LIVE="gp-analyze --pass --ttft-slo-ms 300 --tpot-slo-ms 35 --floor rr --resamples 2000 --accelerators 2"
+live() { r=$1; shift; gp-verify validity "$r" | $LIVE | gp-verify publish -q --awk "$AWK" --fleet "$F" "$@"; }
+test_expect_success "[$AWK] honest input through the live gp-analyze: every check passes" '
+	live "$R" >out &&
+	test "$(st out)" = "$ALL_OK" &&
+	tail -n 1 out | jq -e ".publishable==true"
+'
+# Plant between-rep variance: reps 4 and 5 of the cache arm 3 times slower
+# (ttft, tpot and e2e alike, so the unit identity holds), so that they miss
+# the SLO while reps 1-3 meet it.  Every count stays consistent; the pooled
+# interval, which takes all requests as independent, is far narrower than
+# the per-rep one: the width check must fail.
+test_expect_success "[$AWK] planted between-rep variance: the design-effect width check fails" '
+	jq -c "if .type==\"request\" and .arm==\"cache\" and .rep >= 4 and .outcome==\"ok\"
+		then .ttft_ms*=3 | .tpot_ms*=3 | .e2e_ms*=3 else . end" "$R" >r &&
+	live r >out; test $? = 1 &&
+	test "$(st out)" = "denominator=ok conservation=ok units=ok recount=ok cv=ok interval=fail " &&
+	detail out interval | grep -q "^cache at 4 rps: per-rep t-interval half-width .* design effect .* over the bound"
+'
+
 test_expect_success "[$AWK] a changed count in a trailer fails the denominator" '
 	jq -c "if .type==\"run_end\" and .run==\"rr-r2\" then .attempted=41 else . end" "$R" >r &&
 	back r "$A" >out; test $? = 1 &&

@@ -96,16 +96,35 @@ test_expect_code 1 'an arm missing from the fleet file is not proven' '
 	rc=$?; reasons out | grep -q "^dual_proof: arm cache: decision not checked: arm .cache. is not in the fleet file" && exit $rc
 '
 
-test_expect_success 'without --fleet the dual proof is reported not checked; --strict makes it count' '
-	gp-verify validity "$R" | cat - "$A" | gp-verify publish -q >out &&
+test_expect_success 'without --fleet the dual proof is not checked: missing evidence, not publishable by default' '
+	{ gp-verify validity "$R" | cat - "$A" | gp-verify publish -q >out; test $? = 1; } &&
 	test "$(dp out cache)" = "null null not_checked not_checked" &&
-	{ gp-verify validity "$R" | cat - "$A" | gp-verify publish -q --strict >out; test $? = 1; } &&
-	reasons out | grep -q "^dual_proof: arm cache: not checked (--strict): no --fleet file"
+	reasons out | grep -q "^missing: dual_proof: arm cache: decision not checked: no --fleet file" &&
+	jq -e "select(.type==\"verdict\") | .publishable == false and (.missing | length) == 4" out >/dev/null
+'
+test_expect_success '--allow-missing dual_proof publishes without it, and the reasons say so' '
+	gp-verify validity "$R" | cat - "$A" | gp-verify publish -q --allow-missing dual_proof >out &&
+	jq -e "select(.type==\"verdict\") | .publishable == true and .missing == [] and (.allowed_missing | length) == 4" out >/dev/null &&
+	reasons out | grep -q "^allowed_missing: dual_proof: arm cache: decision not checked: no --fleet file (--allow-missing dual_proof)"
+'
 '
 
 test_expect_code 65 'a fleet file with a bad field is bad input naming the field' '
 	jq ".arms[0].routes_by_cache=\"yes\"" "$F" >f &&
 	back "$R" f 2>err;
 	rc=$?; grep -qx "gp-verify: f: field .arms\[0\].routes_by_cache. is not a boolean" err && exit $rc
+'
+# The same proofs on the records the live gp-analyze writes (not the fixture).
+live() { r=$1 f=$2; shift 2; gp-verify validity "$r" |
+	gp-analyze --pass --ttft-slo-ms 300 --tpot-slo-ms 35 --floor rr --resamples 1000 --accelerators 2 |
+	gp-verify publish -q --fleet "$f" "$@"; }
+test_expect_success 'honest through the live gp-analyze: decision and delivery proven, publishable' '
+	live "$R" "$F" >out &&
+	test "$(dp out cache)" = "true true gateway_counters receipt" &&
+	tail -n 1 out | jq -e ".publishable == true and .missing == []"
+'
+test_expect_success 'live gp-analyze, counters that never moved: the decision fails' '
+	jq -c "if .type==\"metrics\" and .phase==\"after\" and .target==\"http://127.0.0.1:8081/metrics\" then .samples[\"$HIT\"] = 0 else . end" "$R" >r &&
+	{ live r "$F" >out; test $? = 1; } && test "$(dp out cache | cut -d" " -f1)" = false
 '
 test_done

@@ -65,4 +65,14 @@ test_expect_success 'a closed pipe ends quietly' '
 	gp-verify validity "$R" 2>err | head -n 1 >/dev/null &&
 	! test -s err
 '
+test_expect_success '--self-check: the gates, statistics and awk arithmetic against known vectors (TAP)' '
+	gp-verify --self-check >tap && tail -n 1 tap | grep -qx "1\.\.[0-9]*" &&
+	! grep -q "^not ok" tap && grep -q "^ok .* awk t quantile df 4" tap &&
+	grep -q "^ok .* Welch 95% lo of the 5-rep example" tap && grep -q "^ok .* miss climb" tap
+'
+test_expect_code 1 '--self-check fails when the awk arithmetic is wrong' '
+	mkdir -p bad && cp "$GP_TOP"/share/awk/*.awk bad/ &&
+	sed -i "s/return p < 0.5 ? -z : z/return p < 0.5 ? -z : z + 0.01/" bad/tdist.awk &&
+	GP_AWK_DIR=$PWD/bad gp-verify --self-check >tap; rc=$?; grep -q "^not ok .* z quantile" tap && exit $rc
+'
 test_done

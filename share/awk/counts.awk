@@ -17,7 +17,7 @@ pass == 2 && $1 == "Q" {
 	else lost[k]++
 }
 pass == 2 && $1 == "E" {
-	k = runkey($2, $3, $4)
+	k = ekey()
 	if (!(k in n)) { n[k] = 0; order[++nk] = k }
 	if ($6 != "") { att[k] += $6; hasatt[k] = 1 }
 	if ($7 != "" && $8 != "" && $9 != "") {

@@ -7,7 +7,16 @@
 #             fractions, mean +- t(1 - a/2, n - 1) sd / sqrt(n) at the level of
 #             gp-analyze's pooled interval (default 0.95).  It agrees with the
 #             pooled bootstrap interval when each estimate lies inside the
-#             other's interval (to 1e-9).  Fewer than 2 reps: not checked.
+#             other's interval (to 1e-9), and when their widths agree within
+#             the design-effect bound: the pooled interval treats every
+#             request as independent, so reps that differ by more than their
+#             binomial noise make it too narrow.  With h_c the t-interval's
+#             half-width, h_p the pooled one's, t = t(1 - a/2, n - 1) and
+#             z = z(1 - a/2), the design effect deff = (h_c / h_p)^2 / (t / z)^2
+#             estimates s^2 / (p(1 - p)/m), the between-rep variance over the
+#             binomial one; under the binomial alone (n - 1) deff is about
+#             chi-square(n - 1), so deff > chi2(0.999, n - 1)/(n - 1) fails
+#             (a false alarm 1 time in 1000).  Fewer than 2 reps: not checked.
 pass == 1 && $1 == "S" { sttft = num($2); stpot = num($3); spol = $4; nslo++ }
 pass == 2 && FNR == 1 { pol = (spol == "miss") ? "miss" : "ttft" }
 pass == 2 && $1 == "Q" {
@@ -69,10 +78,17 @@ END {
 		lo = mean[c] - h; hi = mean[c] + h
 		checked++
 		pe = num(pest[i])
+		hp = (num(phi[i]) - num(plo[i])) / 2
+		zq = z_quantile(1 - (1 - lev) / 2)
+		bound = chi2_quantile(0.999, m - 1) / (m - 1)
+		deff = hp > 0 ? (h / hp) ^ 2 / (q / zq) ^ 2 : (h > 0 ? "inf" : 0)
 		if (pe < lo - EPS || pe > hi + EPS || mean[c] < num(plo[i]) - EPS || mean[c] > num(phi[i]) + EPS) {
 			bad++
 			note("iv", sprintf("%s: per-rep t-interval %.4g [%.4g, %.4g] and pooled bootstrap %s [%s, %s] do not contain each other's estimate", showkey(c), mean[c], lo, hi, pest[i], plo[i], phi[i]))
-		} else if (checked == 1) first = sprintf("e.g. %s: t %.4g [%.4g, %.4g] vs pooled %s [%s, %s]", showkey(c), mean[c], lo, hi, pest[i], plo[i], phi[i])
+		} else if (deff == "inf" || deff > bound) {
+			bad++
+			note("iv", sprintf("%s: per-rep t-interval half-width %.4g vs pooled %.4g: design effect %s over the bound %.4g (between-rep variance beyond the binomial; the pooled interval is too narrow)", showkey(c), h, hp, deff == "inf" ? "inf" : sprintf("%.4g", deff), bound))
+		} else if (checked == 1) first = sprintf("e.g. %s: t %.4g [%.4g, %.4g] vs pooled %s [%s, %s], design effect %.3g (bound %.3g)", showkey(c), mean[c], lo, hi, pest[i], plo[i], phi[i], deff, bound)
 	}
 	if (bad) report("interval", "fail", notes_of("iv"))
 	else if (checked == 0) report("interval", "not_checked", "no arm_summary with a pooled interval and at least 2 reps")

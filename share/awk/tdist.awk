@@ -44,3 +44,19 @@ function t_quantile(p, df,   target, lo, hi, mid, i) {
 	}
 	return (lo + hi) / 2
 }
+
+# The standard normal quantile, Abramowitz & Stegun 26.2.23 (|error| < 4.5e-4):
+# enough for the design-effect bound of interval.awk, which is a bound, not an
+# estimate.  0 < p < 1.
+function z_quantile(p,   q, t, z) {
+	q = p < 0.5 ? p : 1 - p
+	t = sqrt(-2 * log(q))
+	z = t - (2.515517 + 0.802853 * t + 0.010328 * t * t) / (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t)
+	return p < 0.5 ? -z : z
+}
+# The chi-square quantile with k degrees of freedom, Wilson & Hilferty (1931):
+#   k (1 - 2/(9k) + z_p sqrt(2/(9k)))^3   (relative error about 1e-3 at k >= 2).
+function chi2_quantile(p, k,   c) {
+	c = 2 / (9 * k)
+	return k * (1 - c + z_quantile(p) * sqrt(c)) ^ 3
+}

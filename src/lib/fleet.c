@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "fleet.h"
 
@@ -362,4 +365,78 @@ int gp_fleet_is_gateway_url(const struct gp_fleet *f, const char *url)
 	    !strcmp(a, b))
 		return 1;
 	return 0;
+}
+
+/* "scheme://host:port" (from origin) → host (brackets stripped) and port. */
+static int host_port(const char *org, char *host, size_t hostlen, char *port, size_t portlen)
+{
+	const char *h = strstr(org, "://") + 3, *c = strrchr(org, ':');
+	size_t n;
+
+	if (*h == '[')
+		h++;
+	n = (size_t)(c - h);
+	if (n && h[n - 1] == ']')
+		n--;
+	if (n == 0 || n >= hostlen || strlen(c + 1) >= portlen)
+		return -1;
+	memcpy(host, h, n);
+	host[n] = 0;
+	snprintf(port, portlen, "%s", c + 1);
+	return 0;
+}
+
+static int same_addr(const struct addrinfo *a, const struct addrinfo *b)
+{
+	if (a->ai_family != b->ai_family)
+		return 0;
+	if (a->ai_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a->ai_addr, *y = (const void *)b->ai_addr;
+
+		return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	if (a->ai_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)a->ai_addr, *y = (const void *)b->ai_addr;
+
+		return x->sin6_port == y->sin6_port &&
+		       !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(x->sin6_addr));
+	}
+	return 0;
+}
+
+static struct addrinfo *resolve(const char *url)
+{
+	struct addrinfo hints, *res = NULL;
+	char org[512], host[300], port[8];
+
+	if (!url || origin(url, org, sizeof(org)) || host_port(org, host, sizeof(host), port,
+							       sizeof(port)))
+		return NULL;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, port, &hints, &res))
+		return NULL;
+	return res;
+}
+
+int gp_fleet_resolves_to_gateway(const struct gp_fleet *f, const char *url)
+{
+	struct addrinfo *a = resolve(url);
+	int hit = -1;
+
+	for (size_t i = 0; a && hit < 0 && i <= f->n_vips; i++) {
+		const char *v = i < f->n_vips ? f->vips[i].url : f->gateway_metrics_url;
+		struct addrinfo *b = resolve(v);
+
+		for (const struct addrinfo *p = a; b && hit < 0 && p; p = p->ai_next)
+			for (const struct addrinfo *q = b; hit < 0 && q; q = q->ai_next)
+				if (same_addr(p, q))
+					hit = (int)i;
+		if (b)
+			freeaddrinfo(b);
+	}
+	if (a)
+		freeaddrinfo(a);
+	return hit;
 }

@@ -103,4 +103,12 @@ const struct gp_fleet_backend *gp_fleet_backend(const struct gp_fleet *f, const 
  */
 int gp_fleet_is_gateway_url(const struct gp_fleet *f, const char *url);
 
+/*
+ * Whether url resolves (getaddrinfo) to an address and port that a VIP or
+ * the gateway's metrics URL also resolves to: the VIP's index, n_vips for
+ * the gateway's metrics URL, or -1 (no match, or url does not resolve).
+ * Catches a VIP reached under another name (localhost for 127.0.0.1).
+ */
+int gp_fleet_resolves_to_gateway(const struct gp_fleet *f, const char *url);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "boot.h"
+#include "gate.h"
 #include "good.h"
 #include "statcheck.h"
 #include "stats.h"
@@ -115,6 +116,51 @@ static void tost(struct run *r)
 	check(r, t.degenerate && t.equivalent && t.p == 0, "TOST sd=0 both arms: equivalent iff |d| < δ");
 }
 
+/*
+ * Per-rep intervals (tost.h): the issue-13 example, Welch with Satterthwaite
+ * df from scipy 1.10.1 (stats.t.ppf) and numpy var(ddof=1); the binomial
+ * floor at zero spread (tests/unit/stats-vectors.py, "per-rep intervals").
+ */
+static void perrep(struct run *r)
+{
+	const double W1[5] = {.95, .93, .96, .94, .92}, W2[5] = {.92, .91, .93, .90, .935};
+	const double D1[2] = {1, 1}, D2[2] = {.99, .99};
+	struct gp_tint ti;
+	struct gp_tost t;
+	double fa = gp_binom_floor_var(200, 200, 2), fb = gp_binom_floor_var(198, 200, 2);
+
+	gp_welch_interval(W1, 5, 0, W2, 5, 0, 0.95, &ti);
+	near(r, ti.lo, -0.0010353871092423465, 1e-9, "Welch 95% lo of the 5-rep example = scipy (inconclusive)");
+	near(r, ti.hi, 0.043035387109242165, 1e-9, "Welch 95% hi of the 5-rep example = scipy");
+	near(r, ti.df, 7.922506577373839, 1e-10, "Welch–Satterthwaite df of the example");
+	gp_t_interval(W2, 5, 0, 0.95, &ti);
+	near(r, ti.half_width, 0.017777922946993836, 1e-12, "noise floor half-width = t.ppf(.975, 4) s/√5");
+	gp_welch_interval(D1, 2, fa, D2, 2, fb, 0.95, &ti);
+	check(r, ti.degenerate && ti.floored && ti.hi - ti.lo > 0.1,
+	      "zero spread between reps: binomial floor, never a zero-width interval");
+	near(r, ti.lo, -0.04794900263885513, 1e-9, "floored Welch lo = scipy with the Jeffreys floors");
+	gp_tost_welch_floor(D1, 2, fa, D2, 2, fb, 0.02, 0.05, &t);
+	check(r, t.p > 0 && !t.equivalent, "floored TOST at zero spread: p > 0, not equivalent");
+}
+
+/* The gates' pure decisions at their edges (gate.h, stats.h). */
+static void gates(struct run *r)
+{
+	check(r, gp_gate_add_reps(3, 0.01, 5, 0.10, 0) == 2, "add reps: 3 of 5 → add 2");
+	check(r, gp_gate_add_reps(6, 0.2, 5, 0.10, 10) == 4, "add reps: CV over, cap 10 → run to the cap");
+	check(r, gp_gate_add_reps(6, 0.2, 5, 0.10, 0) == 6, "add reps: CV over, no cap → double");
+	check(r, gp_gate_add_reps(5, 0.10, 5, 0.10, 0) == 0, "add reps: CV at the bound → 0 (≤)");
+	check(r, gp_gate_backend_timeout("http_status", 504, NULL) == 1, "backend timeout: http 504");
+	check(r, gp_gate_backend_timeout("http_status", 500, "upstream timed out") == 1,
+	      "backend timeout: 'timed out' in the server's message");
+	check(r, gp_gate_backend_timeout("timeout", 0, NULL) == 0,
+	      "the client's deadline is not a backend timeout");
+	near(r, gp_gate_counter_delta(10, 4), 4, 0, "counter reset: increase = after");
+	near(r, gp_gate_counter_delta(10, 25), 15, 0, "counter increase = after − before");
+	check(r, gp_gate_miss_climb(90, 100, 0.9) == 1 && gp_gate_miss_climb(89, 100, 0.9) == 0,
+	      "miss climb at 0.9 per request, exactly at the edge");
+}
+
 static uint64_t splitmix64(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
@@ -172,6 +218,8 @@ int gp_statcheck_run(gp_statcheck_fn *report, void *ctx)
 	quantiles_cv(&r);
 	stability(&r);
 	tost(&r);
+	perrep(&r);
+	gates(&r);
 	if (bca(&r))
 		return -1;
 	return r.failed;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * statcheck — the self-check of the statistics modules (method §8.4): runs
- * stats, boot, tost and good against known vectors computed by independent
+ * stats, boot, tost (with the per-rep intervals), good and gate against known vectors computed by independent
  * implementations (numpy, Python's statistics, scipy; provenance beside each
  * vector in statcheck.c and in tests/unit/stats-vectors.py), with no input
  * and no network, so a bare host can prove the logic before trusting it.

@@ -88,3 +88,125 @@ int gp_welch_t(const double *x, size_t nx, const double *y, size_t ny, double *t
 	*p = 2 * gsl_cdf_tdist_Q(fabs(*t), *df);
 	return 0;
 }
+
+/* ---- intervals over per-rep quantities (formulas in tost.h) ---- */
+
+double gp_binom_floor_var(long good, long attempted, size_t reps)
+{
+	double p;
+
+	if (attempted <= 0 || reps == 0 || good < 0)
+		return 0;
+	p = ((double)good + 0.5) / ((double)attempted + 1);
+	return p * (1 - p) / ((double)attempted / (double)reps);
+}
+
+static void tint_nan(struct gp_tint *o, double level)
+{
+	o->est = o->lo = o->hi = o->half_width = o->se = o->df = NAN;
+	o->level = level;
+	o->n = o->n_vs = 0;
+	o->floored = o->degenerate = 0;
+}
+
+/* s² floored at f; *floored and *degenerate are or-ed in. */
+static double floored_var(const double *x, size_t n, double f, struct gp_tint *o)
+{
+	double s = gp_sd(x, n), v = s * s;
+
+	if (s == 0)
+		o->degenerate = 1;
+	if (v < f) {
+		o->floored = 1;
+		v = f;
+	}
+	return v;
+}
+
+static void tint_finish(struct gp_tint *o, double var_of_est)
+{
+	double tq;
+
+	o->se = sqrt(var_of_est);
+	tq = o->se > 0 ? gsl_cdf_tdist_Pinv(1 - (1 - o->level) / 2, o->df) : 0;
+	o->half_width = tq * o->se;
+	o->lo = o->est - o->half_width;
+	o->hi = o->est + o->half_width;
+}
+
+int gp_t_interval(const double *x, size_t n, double f, double level, struct gp_tint *o)
+{
+	tint_nan(o, level);
+	o->n = n;
+	o->est = n ? gp_mean(x, n) : NAN;
+	if (n < 2)
+		return -1;
+	o->df = (double)(n - 1);
+	tint_finish(o, floored_var(x, n, f, o) / (double)n);
+	return 0;
+}
+
+int gp_welch_interval(const double *x, size_t nx, double fx, const double *y, size_t ny,
+		      double fy, double level, struct gp_tint *o)
+{
+	double vx, vy;
+
+	tint_nan(o, level);
+	o->n = nx;
+	o->n_vs = ny;
+	if (nx && ny)
+		o->est = gp_mean(x, nx) - gp_mean(y, ny);
+	if (nx < 2 || ny < 2)
+		return -1;
+	vx = floored_var(x, nx, fx, o) / (double)nx;
+	vy = floored_var(y, ny, fy, o) / (double)ny;
+	o->df = vx + vy > 0 ? welch_df(vx, nx, vy, ny) : NAN;
+	tint_finish(o, vx + vy);
+	return 0;
+}
+
+int gp_tost_welch_floor(const double *x, size_t nx, double fx, const double *y, size_t ny,
+			double fy, double delta, double alpha, struct gp_tost *out)
+{
+	double sx, sy;
+
+	if (nx < 2 || ny < 2)
+		return gp_tost_welch_summary(NAN, NAN, nx, NAN, NAN, ny, delta, alpha, out);
+	sx = gp_sd(x, nx);
+	sy = gp_sd(y, ny);
+	sx = sqrt(fmax(sx * sx, fx));
+	sy = sqrt(fmax(sy * sy, fy));
+	return gp_tost_welch_summary(gp_mean(x, nx), sx, nx, gp_mean(y, ny), sy, ny, delta,
+				     alpha, out);
+}
+
+int gp_crossing_interval(double r1, const double *x, size_t nx, double fx, double r2,
+			 const double *y, size_t ny, double fy, double target, double level,
+			 struct gp_tint *o)
+{
+	double m1, m2, d, a, b, v1, v2, t1, t2;
+
+	tint_nan(o, level);
+	o->n = nx;
+	o->n_vs = ny;
+	if (!nx || !ny)
+		return -1;
+	m1 = gp_mean(x, nx);
+	m2 = gp_mean(y, ny);
+	d = m1 - m2;
+	if (d == 0)
+		return -1;
+	o->est = r1 + (m1 - target) * (r2 - r1) / d;
+	if (nx < 2 || ny < 2)
+		return -1;
+	a = (r2 - r1) * (target - m2) / (d * d);
+	b = (r2 - r1) * (m1 - target) / (d * d);
+	v1 = floored_var(x, nx, fx, o) / (double)nx;
+	v2 = floored_var(y, ny, fy, o) / (double)ny;
+	t1 = a * a * v1;
+	t2 = b * b * v2;
+	o->df = t1 + t2 > 0 ? (t1 + t2) * (t1 + t2) /
+			      (t1 * t1 / (double)(nx - 1) + t2 * t2 / (double)(ny - 1)) : NAN;
+	tint_finish(o, t1 + t2);
+	return 0;
+}

@@ -52,4 +52,74 @@ int gp_tost_welch(const double *x, size_t nx, const double *y, size_t ny, double
 int gp_welch_t(const double *x, size_t nx, const double *y, size_t ny, double *t, double *df,
 	       double *p);
 
+/*
+ * Intervals over per-rep quantities (the good fraction of a rep, its goodput):
+ * the unit of replication is the rep, so at N = 3..10 reps the interval is
+ * Student's / Welch's t, whose coverage holds at those sizes (a bootstrap
+ * over N cluster means is too narrow there: its standard error shrinks by
+ * √((N − 1)/N) and it reads z where t belongs; Hesterberg, "What teachers
+ * should know about the bootstrap", Am. Stat. 69 (2015) §3).  Measured by
+ * bench/bench-coverage.sh.
+ *
+ *   one sample  (noise floor, knee goodput):
+ *     v = max(s², f);  est ± t_{1−(1−L)/2, N−1} · √(v/N)
+ *   two samples (compare; Welch 1947, Satterthwaite 1946):
+ *     v_x = max(s_x², f_x)/N_x,  v_y = max(s_y², f_y)/N_y
+ *     df = (v_x + v_y)² / (v_x²/(N_x − 1) + v_y²/(N_y − 1))
+ *     d ± t_{1−(1−L)/2, df} · √(v_x + v_y)          d = mean(x) − mean(y)
+ *
+ * f is a floor on the between-rep variance.  A rep's good fraction is a
+ * proportion over its attempted requests, so its variance cannot honestly be
+ * taken below the binomial one (gp_binom_floor_var); with it, reps that
+ * happen not to differ (s = 0: every rep all good, or equal counts) give a
+ * finite interval, never a zero-width one, and a TOST never reports p = 0.
+ * `floored` says the floor was used (s² < f), `degenerate` that the sample
+ * had no spread at all (s = 0).  f = 0 gives the textbook t-intervals
+ * (scipy.stats.t, ttest_ind(equal_var=False) agree: tests/unit/t-tost.c).
+ */
+struct gp_tint {
+	double est, lo, hi, half_width, se, df, level;
+	size_t n, n_vs;		/* sample sizes (n_vs 0 for one sample) */
+	int floored, degenerate;
+};
+
+/*
+ * The binomial floor of one rep's good-fraction variance, from the pooled
+ * counts of the cell (good of attempted, over reps reps):
+ *   p̃ = (good + ½) / (attempted + 1)        (the Jeffreys correction: p̃ is never 0 or 1)
+ *   f = p̃ (1 − p̃) / (attempted / reps)       (the binomial variance at the mean rep size)
+ * 0 when attempted or reps is not positive.
+ */
+double gp_binom_floor_var(long good, long attempted, size_t reps);
+
+/* One-sample t-interval of mean(x) with floor f (above).  0, or -1 when n < 2
+ * (then est is the mean, or NaN for n = 0, and the bounds are NaN). */
+int gp_t_interval(const double *x, size_t n, double f, double level, struct gp_tint *out);
+
+/* Welch interval of mean(x) − mean(y) with floors fx, fy.  0, or -1 when
+ * either sample has fewer than 2 values (bounds NaN). */
+int gp_welch_interval(const double *x, size_t nx, double fx, const double *y, size_t ny,
+		      double fy, double level, struct gp_tint *out);
+
+/* TOST as gp_tost_welch with the variances floored at fx, fy (s² → max(s², f)).
+ * With fx, fy > 0 the degenerate case of gp_tost_welch_summary cannot occur. */
+int gp_tost_welch_floor(const double *x, size_t nx, double fx, const double *y, size_t ny,
+			double fy, double delta, double alpha, struct gp_tost *out);
+
+/*
+ * The crossing rate of a target T by the good-fraction curve, interpolated
+ * linearly between rung 1 (rate r1, per-rep values x, mean m1 ≥ T) and rung 2
+ * (r2, y, m2 < T):
+ *   c = r1 + (m1 − T)(r2 − r1)/(m1 − m2)
+ * with a delta-method interval (the partial derivatives
+ *   ∂c/∂m1 = (r2 − r1)(T − m2)/(m1 − m2)²,  ∂c/∂m2 = (r2 − r1)(m1 − T)/(m1 − m2)²,
+ * the means' variances max(s², f)/N as above, and Satterthwaite's df over the
+ * two terms):  c ± t_{df} · √(a² v1 + b² v2).  Coverage measured by
+ * bench/bench-coverage.sh.  0, or -1 when a rung has fewer than 2 reps or
+ * m1 = m2 (bounds NaN; est NaN when m1 = m2).
+ */
+int gp_crossing_interval(double r1, const double *x, size_t nx, double fx, double r2,
+			 const double *y, size_t ny, double fy, double target, double level,
+			 struct gp_tint *out);
+
 #endif

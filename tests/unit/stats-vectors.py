@@ -138,3 +138,33 @@ for p in [0.5, 0.9, 0.99]:
     a1 = st.norm.cdf(z0 + (z0 + za) / (1 - a * (z0 + za)))
     a2 = st.norm.cdf(z0 + (z0 - za) / (1 - a * (z0 - za)))
     print(" cluster p%g est %s a %s lo %s hi %s" % (p * 100, fmt(th), fmt(a), fmt(np.percentile(tb, a1 * 100)), fmt(np.percentile(tb, a2 * 100))))
+
+# ---- per-rep intervals (tost.h gp_welch_interval, gp_t_interval, gp_crossing_interval)
+print('# per-rep intervals: Welch with binomial floors, one-sample t, delta-method crossing')
+
+def welch(a,b,fa,fb,L=.95):
+    a=np.array(a);b=np.array(b)
+    va=max(a.var(ddof=1),fa)/len(a); vb=max(b.var(ddof=1),fb)/len(b)
+    df=(va+vb)**2/(va**2/(len(a)-1)+vb**2/(len(b)-1))
+    d=a.mean()-b.mean(); h=st.t.ppf(1-(1-L)/2,df)*np.sqrt(va+vb)
+    return d,d-h,d+h,df
+def floor(g,n,r):
+    p=(g+.5)/(n+1); return p*(1-p)/(n/r)
+A=[.95,.93,.96,.94,.92]; B=[.92,.91,.93,.90,.935]
+print("welch f=0", [repr(x) for x in welch(A,B,0,0)])
+fa=floor(4700,5000,5); fb=floor(4595,5000,5)
+print("floors 1000/rep", repr(fa), repr(fb), [repr(x) for x in welch(A,B,fa,fb)])
+fa=floor(200,200,2); fb=floor(198,200,2)
+print("degen floors", repr(fa), repr(fb), [repr(x) for x in welch([1,1],[.99,.99],fa,fb)])
+# tost degenerate with floor delta .02 alpha .05
+d=0.01; se=np.sqrt(fa/2+fb/2); df=(fa/2+fb/2)**2/((fa/2)**2/1+(fb/2)**2/1)
+print("tost degen p_lower", repr(st.t.sf((d+.02)/se,df)), "p_upper", repr(st.t.cdf((d-.02)/se,df)))
+# one sample
+x=np.array(B); h=st.t.ppf(.975,4)*x.std(ddof=1)/np.sqrt(5); print("t1", repr(x.mean()), repr(h))
+# crossing
+X=[.95,.93,.96,.94,.92]; Y=[.85,.80,.88,.83,.86]; r1,r2,T=10.,20.,.9
+m1,m2=np.mean(X),np.mean(Y); c=r1+(m1-T)*(r2-r1)/(m1-m2)
+a=(r2-r1)*(T-m2)/(m1-m2)**2; b=(r2-r1)*(m1-T)/(m1-m2)**2
+v1=np.var(X,ddof=1)/5; v2=np.var(Y,ddof=1)/5; t1=a*a*v1; t2=b*b*v2
+df=(t1+t2)**2/(t1*t1/4+t2*t2/4); h=st.t.ppf(.975,df)*np.sqrt(t1+t2)
+print("cross", repr(c), repr(c-h), repr(c+h), repr(df))

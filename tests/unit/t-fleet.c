@@ -82,6 +82,20 @@ int main(void)
 	   gp_fleet_is_gateway_url(&f, "http://VIP:80/"), "default port 80 matches");
 	gp_fleet_release(&f);
 
+	/* By address: numeric hosts resolve without DNS. */
+	ok(parse(&f, "{\"vips\":[{\"url\":\"http://127.0.0.1:8080\"},{\"url\":\"http://[::1]:8082\"}],"
+		 "\"gateway\":{\"metrics_url\":\"http://127.0.0.1:8081/m\"}}", err, sizeof(err)) == 0,
+	   "fleet with two VIPs and gateway metrics");
+	is_int(gp_fleet_resolves_to_gateway(&f, "http://127.0.0.1:8080/v1"), 0, "same address and port: VIP 0");
+	is_int(gp_fleet_resolves_to_gateway(&f, "http://[0:0::1]:8082"), 1,
+	       "another spelling of the IPv6 VIP: VIP 1");
+	is_int(gp_fleet_resolves_to_gateway(&f, "http://127.0.0.1:8081"), 2,
+	       "the gateway's metrics address: n_vips");
+	is_int(gp_fleet_resolves_to_gateway(&f, "http://127.0.0.1:8083"), -1, "another port: no");
+	is_int(gp_fleet_resolves_to_gateway(&f, "http://127.0.0.2:8080"), -1, "another address: no");
+	is_int(gp_fleet_resolves_to_gateway(&f, "junk"), -1, "junk: no");
+	gp_fleet_release(&f);
+
 	ok(parse(&f, "{}", err, sizeof(err)) == 0 && f.n_arms == 0 && f.n_backends == 0,
 	   "empty document is valid");
 	gp_fleet_release(&f);

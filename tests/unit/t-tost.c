@@ -68,5 +68,56 @@ int main(void)
 	ok(gp_tost_welch(A, 1, B, 6, 0.05, 0.05, &t) == -1 && !t.equivalent && isnan(t.p),
 	   "n < 2: cannot test, not equivalent, NaN");
 	ok(gp_welch_t(C1, 3, C2, 3, &tt, &df, &p) == -1, "welch t with se = 0: -1");
+
+	/*
+	 * Per-rep intervals (tost.h).  Vectors: tests/unit/stats-vectors.py, the
+	 * section "per-rep intervals" (/usr/bin/python3, scipy 1.10.1 stats.t.ppf,
+	 * numpy 1.24 var(ddof=1)).  The issue-13 example: arm {.95 .93 .96 .94 .92}
+	 * vs floor {.92 .91 .93 .90 .935} — Welch 95 % [−0.001035, 0.043035],
+	 * inconclusive (a bootstrap over the 5 means said [0.005, 0.038]).
+	 */
+	{
+		const double W1[5] = {.95, .93, .96, .94, .92}, W2[5] = {.92, .91, .93, .90, .935};
+		const double D1[2] = {1, 1}, D2[2] = {.99, .99};
+		const double Y2[5] = {.85, .80, .88, .83, .86};
+		struct gp_tint ti;
+		double fa, fb;
+
+		ok(gp_welch_interval(W1, 5, 0, W2, 5, 0, 0.95, &ti) == 0, "welch interval runs");
+		is_dbl(ti.est, 0.020999999999999908, 1e-12, "welch diff");
+		is_dbl(ti.df, 7.922506577373839, 1e-10, "welch df = Satterthwaite");
+		is_dbl(ti.lo, -0.0010353871092423465, 1e-9, "welch 95%% lo = scipy t.ppf (below 0: inconclusive)");
+		is_dbl(ti.hi, 0.043035387109242165, 1e-9, "welch 95%% hi");
+		ok(!ti.floored && !ti.degenerate, "no floor at f = 0");
+		fa = gp_binom_floor_var(4700, 5000, 5);
+		fb = gp_binom_floor_var(4595, 5000, 5);
+		is_dbl(fa, 5.647741677419367e-05, 1e-15, "binomial floor (Jeffreys p) at 1000 per rep");
+		is_dbl(fb, 7.450920333829653e-05, 1e-15, "binomial floor, floor arm");
+		gp_welch_interval(W1, 5, fa, W2, 5, fb, 0.95, &ti);
+		ok(!ti.floored && fabs(ti.lo + 0.0010353871092423465) < 1e-9,
+		   "floor below s²: the textbook Welch interval");
+		/* Two constant reps per arm, 100 requests each: 1.0, 1.0 vs 0.99, 0.99. */
+		fa = gp_binom_floor_var(200, 200, 2);
+		fb = gp_binom_floor_var(198, 200, 2);
+		is_dbl(fa, 2.4813742234103556e-05, 1e-15, "floor at p = 1 is positive (Jeffreys)");
+		gp_welch_interval(D1, 2, fa, D2, 2, fb, 0.95, &ti);
+		ok(ti.degenerate && ti.floored && ti.hi > ti.lo, "zero spread: floored, degenerate, not zero-width");
+		is_dbl(ti.lo, -0.04794900263885513, 1e-9, "degenerate welch lo = scipy with floors");
+		is_dbl(ti.hi, 0.06794900263885514, 1e-9, "degenerate welch hi");
+		is_dbl(ti.df, 1.388188224117581, 1e-9, "degenerate welch df");
+		gp_tost_welch_floor(D1, 2, fa, D2, 2, fb, 0.02, 0.05, &t);
+		ok(!t.degenerate && t.p > 0 && !t.equivalent, "floored TOST: p > 0, not equivalent");
+		is_dbl(t.p_lower, 0.06000775330348878, 1e-9, "floored TOST p_lower = scipy t.sf");
+		is_dbl(t.p_upper, 0.20322456883081624, 1e-9, "floored TOST p_upper = scipy t.cdf");
+		ok(gp_t_interval(W2, 5, 0, 0.95, &ti) == 0, "t interval runs");
+		is_dbl(ti.est, 0.9190000000000002, 1e-12, "one-sample mean");
+		is_dbl(ti.half_width, 0.017777922946993836, 1e-12, "noise-floor half-width = t.ppf(.975, 4) s/√5");
+		ok(gp_t_interval(W2, 1, 0, 0.95, &ti) == -1 && isnan(ti.lo), "one rep: no interval");
+		ok(gp_crossing_interval(10, W1, 5, 0, 20, Y2, 5, 0, 0.9, 0.95, &ti) == 0, "crossing runs");
+		is_dbl(ti.est, 14.166666666666668, 1e-12, "crossing rate by linear interpolation");
+		is_dbl(ti.lo, 12.45136202033511, 1e-8, "crossing delta-method lo");
+		is_dbl(ti.hi, 15.881971312998227, 1e-8, "crossing delta-method hi");
+		is_dbl(ti.df, 7.299185520361985, 1e-9, "crossing Satterthwaite df");
+	}
 	return done_testing();
 }

@@ -7,7 +7,8 @@
 #                    2 arms (rr, cache) x rate 4 rps x 5 reps x 40 requests, run
 #                    headers and trailers, a health round (Phase 0) 5 s before every
 #                    run and one after the last (run k spans T0+60k .. T0+60k+50 s), and
-#                    before/after metrics snapshots of the gateway and 2 backends
+#                    before/after metrics snapshots of the gateway and 2 backends,
+#                    and a probe_sample and probe record per arm (gp-probe)
 #   analysis.ndjson  what gp-analyze would write for runs.ndjson: slo, goodfrac,
 #                    arm_summary (pooled BCa interval by scipy.stats.bootstrap,
 #                    cluster t-interval by scipy.stats.t), noise_floor
@@ -51,6 +52,15 @@ cells = {}
 counters = {"hits": 1000.0, "miss": 50.0, "vh": 5000.0, "vq": 9000.0}
 run_no = 0
 for arm in ("rr", "cache"):
+    # Phase 2 (gp-probe, DESIGN.md section 3): the mode confirmed and engaged.
+    expect = "spread" if arm == "rr" else "concentrate"
+    out.append({"type": "probe_sample", "arm": arm, "t_s": 1.0,
+                "inflight": {"b1": 3, "b2": 3} if arm == "rr" else {"b1": 6, "b2": 0},
+                "peak_to_mean": 1.0 if arm == "rr" else 2.0})
+    out.append({"type": "probe", "arm": arm, "expect": expect,
+                "concentration": 1.0 if arm == "rr" else 2.0,
+                "mode_evidence": "balance roundrobin" if arm == "rr" else "balance hdr(x-gp-cache-key)",
+                "mode_confirmed": True, "engaged": True})
     for rep in range(1, REPS + 1):
         run_no += 1
         rid = "%s-r%d" % (arm, rep)
@@ -58,7 +68,7 @@ for arm in ("rr", "cache"):
         out += health_round(start - 5)
         out.append({"type": "run", "run": rid, "arm": arm, "rep": rep, "rate_rps": RATE,
                     "url": "http://127.0.0.1:8080", "started_at": ts(start), "deadline_s": 30,
-                    "seed": rep})
+                    "seed": rep, "schedule": "rescale"})
         snap = lambda phase, t: [
             {"type": "metrics", "target": "http://127.0.0.1:8081/metrics", "t_s": t, "at": ts(start + t),
              "run": rid, "arm": arm, "phase": phase,
@@ -119,7 +129,11 @@ for arm in ("rr", "cache"):
                     "attempted": N, "ok": paired, "single_token": single, "failed": failed,
                     "by_error": {"http_status": sum(1 for r in out if r.get("run") == rid and r.get("error") == "http_status"),
                                  "reset": sum(1 for r in out if r.get("run") == rid and r.get("error") == "reset")},
-                    "invalid_framing": 0, "ended_at": ts(start + 50)})
+                    "invalid_framing": 0, "ended_at": ts(start + 50),
+                    # the client held its schedule: achieved within 1 % of the label
+                    "client_behind": False, "capped_sends": 0, "interrupted": False,
+                    "lateness_p99_ms": 0.2, "lateness_max_ms": 1.5,
+                    "achieved_rps": round(RATE * (1 + 0.002 * rep), 6)})
         cells.setdefault(arm, []).append(goods)
         analysis.append({"type": "goodfrac", "arm": arm, "rate_rps": RATE, "rep": rep,
                          "attempted": N, "good": good, "paired": paired, "single_token": single,
