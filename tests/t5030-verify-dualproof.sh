@@ -107,7 +107,6 @@ test_expect_success '--allow-missing dual_proof publishes without it, and the re
 	jq -e "select(.type==\"verdict\") | .publishable == true and .missing == [] and (.allowed_missing | length) == 4" out >/dev/null &&
 	reasons out | grep -q "^allowed_missing: dual_proof: arm cache: decision not checked: no --fleet file (--allow-missing dual_proof)"
 '
-'
 
 test_expect_code 65 'a fleet file with a bad field is bad input naming the field' '
 	jq ".arms[0].routes_by_cache=\"yes\"" "$F" >f &&
