@@ -100,4 +100,16 @@ test_expect_code 130 'SIGINT stops the burst: the records are finished, exit 130
 	test "$(jq -s "map(select(.type==\"metrics\" and .phase==\"after\")) | length" out)" = 5 &&
 	exit $rc
 '
+kill "$SIM_PID"; wait "$SIM_PID" 2>/dev/null
+
+start_router kv --truth "$TRASH/truth.ndjson" || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+test_expect_success 'SIGTERM closes the streams that came through the router too (truth: shutdown)' '
+	curl -s -N -H "Content-Type: application/json" \
+		-d "{\"model\":\"gp-sim\",\"stream\":true,\"max_tokens\":2000,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}" \
+		"http://127.0.0.1:$GP_VIP_PORT/v1/chat/completions" >/dev/null &
+	sleep 0.5 && kill -TERM $SIM_PID &&
+	for i in $(seq 1 100); do kill -0 $SIM_PID 2>/dev/null || break; sleep 0.05; done &&
+	! kill -0 $SIM_PID 2>/dev/null &&
+	jq -r .end "$TRASH/truth.ndjson" | grep -qx shutdown
+'
 test_done
