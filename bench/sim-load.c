@@ -6,7 +6,12 @@
  * cheaper than the server it measures; each connection sends one request
  * ("Connection: close") and reconnects when the response ends.
  *
- *   sim-load HOST PORT NPORTS CONNS MAX_TOKENS WARMUP_S MEASURE_S
+ *   sim-load HOST PORT NPORTS CONNS MAX_TOKENS WARMUP_S MEASURE_S [STAGGER_MS]
+ *
+ * STAGGER_MS: the connections of port i (0-based) open STAGGER_MS * i /
+ * NPORTS after the start, so that the engines' step phases spread evenly
+ * over one step instead of all starting at the same instant (0, the
+ * default: every connection at once).
  *
  * Prints one line: conns, open streams at the end, events and events/s in
  * the measurement window, reconnects, errors.
@@ -110,8 +115,11 @@ int main(int argc, char **argv)
 	struct rlimit rl;
 	int measuring = 0;
 
-	if (argc != 8) {
-		fprintf(stderr, "usage: sim-load HOST PORT NPORTS CONNS MAX_TOKENS WARMUP_S MEASURE_S\n");
+	double stagger = 0;
+	int opened = 0;
+
+	if (argc != 8 && argc != 9) {
+		fprintf(stderr, "usage: sim-load HOST PORT NPORTS CONNS MAX_TOKENS WARMUP_S MEASURE_S [STAGGER_MS]\n");
 		return 2;
 	}
 	host = argv[1];
@@ -121,6 +129,8 @@ int main(int argc, char **argv)
 	max_tokens = strtol(argv[5], NULL, 10);
 	warm = strtod(argv[6], NULL);
 	meas = strtod(argv[7], NULL);
+	if (argc == 9)
+		stagger = strtod(argv[8], NULL) / 1e3;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
@@ -132,11 +142,9 @@ int main(int argc, char **argv)
 				  host, strlen(body), body);
 	ep = epoll_create1(0);
 	cs = calloc((size_t)nconn, sizeof(*cs));
-	for (int i = 0; i < nconn; i++) {
-		cs[i].port = port + i % nports;
-		if (open_conn(ep, &cs[i]))
-			errors++;
-	}
+	/* Grouped by port, so that each port's group opens at its stagger time. */
+	for (int i = 0; i < nconn; i++)
+		cs[i].port = port + (int)((long)i * nports / nconn);
 	t0 = now_s();
 	tend = t0 + warm + meas;
 	for (;;) {
@@ -150,7 +158,13 @@ int main(int argc, char **argv)
 		}
 		if (t >= tend)
 			break;
-		n = epoll_wait(ep, evs, 512, 50);
+		while (opened < nconn &&
+		       t >= t0 + stagger * (double)(cs[opened].port - port) / (double)nports) {
+			if (open_conn(ep, &cs[opened]))
+				errors++;
+			opened++;
+		}
+		n = epoll_wait(ep, evs, 512, opened < nconn ? 1 : 50);
 		for (int i = 0; i < n; i++) {
 			struct conn *c = evs[i].data.ptr;
 

@@ -61,11 +61,13 @@ wait_http() { # URL
 }
 
 say "fleet: gp-sim, 4 backends on 127.0.0.1:$base..$((base + 3))"
-# A small prefix cache (about 5 prompt prefixes per backend) and slow prefill, so that
-# where a request lands matters: a cache hit saves ~200 ms of prefill.
+# A small KV pool (1200 blocks of 16 tokens: the running requests' blocks, and
+# free, cached, about 5-8 prompt prefixes per backend) and slow prefill, so that
+# where a request lands matters: a cache hit saves ~200 ms of prefill, for the
+# request (TTFT) and for every request decoding beside it (TPOT).
 gp-sim --port "$base" --backends 4 --model gp-sim --max-model-len 8192 \
 	--prefill-tok-s 10000 --decode-ms 6 --decode-ms-per-seq 0.2 --max-batch 32 \
-	--kv-blocks 800 --block-tokens 16 --seed 1 --truth "$OUT/truth.ndjson" \
+	--kv-blocks 1200 --block-tokens 16 --seed 1 --truth "$OUT/truth.ndjson" \
 	2>"$OUT/sim.log" &
 sim=$!
 pids="$pids $sim"
@@ -145,7 +147,7 @@ cat "$OUT/verdict.ndjson" >>"$OUT/analysis.ndjson"
 
 say "result"
 jq -r 'select(.type=="slo") | "SLO: TTFT \(.ttft_ms|floor) ms, TPOT \(.tpot_ms*10|floor/10) ms (\(.origin), x\(.multiple))"' "$OUT/analysis.ndjson"
-jq -r 'select(.type=="arm_summary") | "\(.arm)\t\(.rate_rps) req/s\tgood \(.mean_good_fraction*1000|floor/1000)\tcv \(.cv // "-")\tTTFT p50 \(.ttft_ms.p50.est // "-") ms"' "$OUT/analysis.ndjson"
+jq -r 'select(.type=="arm_summary") | "\(.arm)\t\(.rate_rps) req/s\tgood \(.mean_good_fraction*1000|floor/1000)\tcv \(.cv // "-")\tTTFT p50 \(.ttft_ms.p50.est // "-") ms\tTPOT p50 \(.tpot_ms.p50.est // "-") ms"' "$OUT/analysis.ndjson"
 jq -r 'select(.type=="compare") | "\(.arm) vs \(.vs) @ \(.rate_rps) req/s: \(.verdict) (diff \(.diff*1000|floor/1000), CI [\(.lo*1000|floor/1000), \(.hi*1000|floor/1000)])"' "$OUT/analysis.ndjson"
 jq -r 'select(.type=="knee") | "knee \(.arm): highest rung clearing \(.target) is \(.rate_rps // "none") req/s, goodput@SLO \((.goodput_rps_per_accel // 0) * 100 | floor / 100) req/s per accelerator; interpolated crossing \((.crossing_rate_rps // 0) * 10 | floor / 10) req/s"' "$OUT/analysis.ndjson"
 jq -r 'select(.type=="verdict") | "verdict: \(if .publishable then "PUBLISHABLE" else "NOT PUBLISHABLE" end) \(.reasons|join("; "))"' "$OUT/analysis.ndjson"

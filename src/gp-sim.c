@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -55,7 +56,8 @@
 
 static const char usage[] =
 "Usage: gp-sim --port P [--backends N] [--host H] [--model M] [--max-model-len T]\n"
-"              [--prefill-tok-s X] [--decode-ms X] [--decode-ms-per-seq X]\n"
+"              [--profile NAME] [--prefill-tok-s X] [--decode-ms X] [--decode-ms-per-seq X]\n"
+"              [--ctx-ms-per-ktok X] [--max-num-batched-tokens N] [--no-chunked-prefill]\n"
 "              [--max-batch N] [--kv-blocks N] [--block-tokens N] [--speed 1,1,0.5,...]\n"
 "              [--receipt-header NAME] [--fault KIND=PROB ...] [--truth FILE]\n"
 "              [--max-unsent-kb N] [--seed S] [--stats]\n"
@@ -67,12 +69,17 @@ static const char usage[] =
 "      --host H             address to bind (default 127.0.0.1)\n"
 "  -m, --model M            model id served (default gp-sim)\n"
 "      --max-model-len T    context length in tokens (default 32768)\n"
-"      --prefill-tok-s X    prefill throughput, tokens/s at speed 1 (default 20000)\n"
-"      --decode-ms X        fixed decode step time, ms (default 8)\n"
-"      --decode-ms-per-seq X  added step time per running sequence, ms (default 0.25)\n"
-"      --max-batch N        running sequences per engine (default 64)\n"
-"      --kv-blocks N        prefix cache blocks per engine (default 4096)\n"
-"      --block-tokens N     tokens per cache block (default 16)\n"
+"      --profile NAME       engine parameters of a named model and GPU: sim (default),\n"
+"                           llama3-8b-h100, llama3-8b-a100; flags below override\n"
+"      --prefill-tok-s X    step time per prefill token is 1000/X ms (sim: 20000)\n"
+"      --decode-ms X        fixed time of every step, ms (sim: 8)\n"
+"      --decode-ms-per-seq X  step time per decoding sequence, ms (sim: 0.25)\n"
+"      --ctx-ms-per-ktok X  step time per 1000 context tokens read, ms (sim: 0)\n"
+"      --max-num-batched-tokens N  tokens per step (sim: 2048)\n"
+"      --no-chunked-prefill schedule each prefill whole, never in chunks\n"
+"      --max-batch N        running sequences per engine (sim: 64)\n"
+"      --kv-blocks N        KV pool blocks per engine (sim: 4096)\n"
+"      --block-tokens N     tokens per KV block (sim: 16)\n"
 "      --speed LIST         capacity multiplier per engine, comma-separated;\n"
 "                           the last value repeats (default 1)\n"
 "      --receipt-header NAME  add NAME: prefill=HOST:PORT;decode=HOST:PORT\n"
@@ -106,7 +113,8 @@ struct opts {
 	long port, backends;
 	const char *model;
 	long max_model_len;
-	struct gp_engine_cfg eng;
+	struct gp_engine_cfg eng;	/* from the profile and the flags below */
+	double prefill_tok_s, decode_ms, decode_ms_per_seq, ctx_ms_per_ktok;
 	long kv_blocks;
 	double *speed;
 	size_t nspeed;
@@ -141,6 +149,9 @@ struct backend {
 	/* metrics */
 	uint64_t success[2];		/* finished_reason stop, length */
 	struct gp_prom_hist ttft, tpot;
+	struct gp_prom_hist queue, prefill;	/* per request, seconds */
+	struct gp_prom_hist step_tokens, step_batch;	/* per engine step */
+	struct gp_prom_hist lag;	/* token pacing lag, seconds */
 };
 
 #define LAG_BUCKETS 200000		/* 1 µs resolution up to 200 ms */
@@ -167,6 +178,9 @@ struct sim {
 	int64_t timer_late_ns, timer_late_max_ns; /* how late they fired */
 	int64_t lag_max_ns;
 	double lag_sum_ms;
+	/* the current one-second window of lags, for the overload warning */
+	int64_t win_t0_ns, win_max_ns, warned_ns;
+	uint64_t win_n, win_late, lag_warnings;
 };
 
 struct stream {
@@ -185,8 +199,10 @@ struct stream {
 	size_t headlen;
 	uint64_t word_seed;
 	int64_t t_recv_ns, t_first_ns, t_last_ns;
+	int64_t lag_max_ns;		/* latest token write vs its schedule */
 	long written;			/* content events handed to the socket */
 	int stalled, aborted, done, truth_written;
+	int chunked;			/* streamed reply with chunked encoding */
 	int slow;			/* closed: the client did not keep up */
 	struct evbuffer *text;		/* non-streaming: generated text */
 };
@@ -277,12 +293,29 @@ static void truth_write(struct stream *s, int http_status, const char *end)
 	else
 		evbuffer_add_printf(b, "null");
 	evbuffer_add_printf(b, ",\"t_recv_s\":%.6f,\"http_status\":%d,\"stream\":%s,"
-			    "\"queue_ms\":%.3f,\"end\":\"%s\"}\n",
+			    "\"queue_ms\":%.3f,\"prefill_ms\":",
 			    gp_ns_to_s(s->t_recv_ns - sim->t0_ns), http_status,
 			    s->streaming ? "true" : "false",
 			    s->seq.t_admit_ns > s->t_recv_ns ?
-			    ms_between(s->t_recv_ns, s->seq.t_admit_ns) : 0.0,
-			    end);
+			    ms_between(s->t_recv_ns, s->seq.t_admit_ns) : 0.0);
+	if (s->seq.t_first_ns && s->seq.admitted_once)
+		evbuffer_add_printf(b, "%.3f", ms_between(s->seq.t_admit_ns, s->seq.t_first_ns));
+	else
+		evbuffer_add_printf(b, "null");
+	evbuffer_add_printf(b, ",\"preemptions\":%ld,\"steps\":%ld,\"step_batch_mean\":",
+			    s->seq.preemptions, s->seq.steps);
+	if (s->seq.steps)
+		evbuffer_add_printf(b, "%.2f,\"step_tokens_mean\":%.2f",
+				    s->seq.sum_batch / (double)s->seq.steps,
+				    s->seq.sum_tokens / (double)s->seq.steps);
+	else
+		evbuffer_add_printf(b, "null,\"step_tokens_mean\":null");
+	evbuffer_add_printf(b, ",\"lag_max_ms\":");
+	if (s->written)
+		evbuffer_add_printf(b, "%.3f", gp_ns_to_ms(s->lag_max_ns));
+	else
+		evbuffer_add_printf(b, "null");
+	evbuffer_add_printf(b, ",\"end\":\"%s\"}\n", end);
 	line = evbuffer_strdup(b, &n);
 	evbuffer_free(b);
 	if (fwrite(line, 1, n, sim->truth) != n || fflush(sim->truth))
@@ -442,30 +475,106 @@ static void abort_conn(struct stream *s, const char *raw, int discard)
 
 /* ---- SSE output ---- */
 
-static void record_lag(struct sim *sim, int64_t t_sched, int64_t now)
+#define LAG_LATE_NS (5 * GP_NS_PER_MS)	/* "late" for the overload warning */
+#define LAG_WARN_EVERY_NS (10 * GP_NS_PER_S)
+
+/* Warn (at most every 10 s) when over 1% of a second's tokens were late:
+ * the process cannot keep the model's schedule, and every latency measured
+ * against it is inflated by up to the lag. */
+static void lag_window(struct sim *sim, int64_t lag, int64_t now)
 {
+	sim->win_n++;
+	sim->win_late += lag > LAG_LATE_NS;
+	if (lag > sim->win_max_ns)
+		sim->win_max_ns = lag;
+	if (now - sim->win_t0_ns < GP_NS_PER_S)
+		return;
+	if (sim->win_late * 100 > sim->win_n &&
+	    (!sim->warned_ns || now - sim->warned_ns >= LAG_WARN_EVERY_NS)) {
+		gp_warn("pacing: %llu of %llu tokens in the last %.1f s were written more than "
+			"%.0f ms late (up to %.1f ms): more than this process can write on time; "
+			"see lag_max_ms in the truth log and gpsim:token_pacing_lag_seconds",
+			(unsigned long long)sim->win_late, (unsigned long long)sim->win_n,
+			gp_ns_to_s(now - sim->win_t0_ns), gp_ns_to_ms(LAG_LATE_NS),
+			gp_ns_to_ms(sim->win_max_ns));
+		sim->warned_ns = now;
+		sim->lag_warnings++;
+	}
+	sim->win_t0_ns = now;
+	sim->win_n = sim->win_late = 0;
+	sim->win_max_ns = 0;
+}
+
+/* Pacing lag: from a token's scheduled time in the engine model to the
+ * moment its bytes were handed to the kernel (or, when the socket was
+ * full, queued behind what the kernel has not taken yet). */
+static void record_lag(struct stream *s, int64_t t_sched, int64_t now)
+{
+	struct sim *sim = s->b->sim;
 	int64_t lag = now - t_sched;
 	int64_t us;
 
 	if (lag < 0)
 		lag = 0;
+	if (lag > s->lag_max_ns)
+		s->lag_max_ns = lag;
+	gp_prom_hist_observe(&s->b->lag, (double)lag / 1e9);
 	us = lag / 1000;
 	sim->lag_hist[us < LAG_BUCKETS ? us : LAG_BUCKETS]++;
+	lag_window(sim, lag, now);
 	sim->lag_n++;
 	sim->lag_sum_ms += (double)lag / 1e6;
 	if (lag > sim->lag_max_ns)
 		sim->lag_max_ns = lag;
 }
 
+/*
+ * One SSE event as one HTTP chunk.  The write path of every token: when
+ * nothing is queued for the connection, the chunk goes to the kernel at
+ * once in one writev() — no copy into an evbuffer, no EV_WRITE to arm and
+ * disarm (two epoll_ctl calls per token on the evhttp path), and the
+ * pacing lag is measured when the bytes were really handed over.  Whatever
+ * the kernel does not take, and every chunk behind it, is queued in the
+ * connection's output buffer for libevent to write in order.  A reply that
+ * is not chunked (HTTP/1.0 client) takes evhttp's path.
+ */
 static void send_event(struct stream *s, const char *data, size_t n)
 {
-	struct evbuffer *eb = s->b->sim->scratch;
+	struct bufferevent *bev = s->chunked ? evhttp_connection_get_bufferevent(s->evcon) : NULL;
+	struct evbuffer *out;
+	char hdr[32];
+	struct iovec iov[3];
+	ssize_t w = 0;
 
-	evbuffer_add(eb, "data: ", 6);
-	evbuffer_add(eb, data, n);
-	evbuffer_add(eb, "\n\n", 2);
-	evhttp_send_reply_chunk(s->req, eb);
 	s->b->sim->events++;
+	if (!bev) {
+		struct evbuffer *eb = s->b->sim->scratch;
+
+		evbuffer_add(eb, "data: ", 6);
+		evbuffer_add(eb, data, n);
+		evbuffer_add(eb, "\n\n", 2);
+		evhttp_send_reply_chunk(s->req, eb);
+		return;
+	}
+	out = bufferevent_get_output(bev);
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = (size_t)snprintf(hdr, sizeof(hdr), "%zx\r\ndata: ", n + 8);
+	iov[1].iov_base = (void *)data;
+	iov[1].iov_len = n;
+	iov[2].iov_base = (void *)"\n\n\r\n";
+	iov[2].iov_len = 4;
+	if (evbuffer_get_length(out) == 0) {
+		w = writev(bufferevent_getfd(bev), iov, 3);
+		if (w < 0)
+			w = 0;	/* EAGAIN; or an error libevent's write will meet */
+	}
+	for (int i = 0; i < 3; i++) {
+		size_t skip = (size_t)w < iov[i].iov_len ? (size_t)w : iov[i].iov_len;
+
+		w -= (ssize_t)skip;
+		if (skip < iov[i].iov_len)
+			evbuffer_add(out, (const char *)iov[i].iov_base + skip, iov[i].iov_len - skip);
+	}
 }
 
 static const char *token_word(const struct stream *s, long k)
@@ -595,6 +704,22 @@ static size_t unsent(const struct stream *s)
 	return bev ? evbuffer_get_length(bufferevent_get_output(bev)) : 0;
 }
 
+/* The engine's step callback: the batch it carries. */
+static void on_step(const struct gp_step *st, void *arg)
+{
+	struct backend *b = arg;
+
+	gp_prom_hist_observe(&b->step_tokens, (double)st->tokens);
+	gp_prom_hist_observe(&b->step_batch, (double)st->batch);
+}
+
+/* At the first token: queue and prefill times in the model's clock. */
+static void observe_first(struct backend *b, const struct gp_seq *q)
+{
+	gp_prom_hist_observe(&b->queue, gp_ns_to_s(q->t_admit_ns - q->t_submit_ns));
+	gp_prom_hist_observe(&b->prefill, gp_ns_to_s(q->t_first_ns - q->t_admit_ns));
+}
+
 /* The engine's token callback: write token k of s, due at t_sched. */
 static void on_token(struct gp_seq *seq, int64_t t_sched, void *arg)
 {
@@ -611,7 +736,9 @@ static void on_token(struct gp_seq *seq, int64_t t_sched, void *arg)
 	if (!s->streaming) {
 		evbuffer_add_printf(s->text, "%s ", token_word(s, k));
 		s->written++;
-		record_lag(sim, t_sched, now);
+		record_lag(s, t_sched, now);
+		if (k == 1)
+			observe_first(b, seq);
 		if (k == 1)
 			gp_prom_hist_observe(&b->ttft, ms_between(s->t_recv_ns, now) / 1e3);
 		else
@@ -646,9 +773,11 @@ static void on_token(struct gp_seq *seq, int64_t t_sched, void *arg)
 	if (s->fault == F_BAD_FRAME && k == s->fault_at)
 		send_event(s, "{\"id\":\"broken", 13);
 	send_token(s, k);
-	record_lag(sim, t_sched, now);
+	now = gp_now_ns();
+	record_lag(s, t_sched, now);
 	s->written++;
 	if (k == 1) {
+		observe_first(b, seq);
 		s->t_first_ns = now;
 		gp_prom_hist_observe(&b->ttft, ms_between(s->t_recv_ns, now) / 1e3);
 	} else {
@@ -960,6 +1089,20 @@ static void handle_completion(struct backend *b, struct evhttp_request *req, int
 	default:
 		s->fault_at = 0;
 	}
+	if (gp_engine_blocks_needed(&b->eng, &s->seq) > (uint64_t)o->kv_blocks) {
+		/* It could never be scheduled: vLLM refuses such a model length at
+		 * start-up; we refuse the request. */
+		snprintf(msg, sizeof(msg), "This request needs %llu KV blocks of %ld tokens "
+			 "(%ld prompt + %ld completion tokens) but the engine has %ld "
+			 "(--kv-blocks).", (unsigned long long)gp_engine_blocks_needed(&b->eng, &s->seq),
+			 o->eng.block_tokens, t.n, s->seq.out_tokens, o->kv_blocks);
+		send_error(req, 400, "Bad Request", "BadRequestError", msg);
+		truth_reject(b, id, t_recv, t.n, F_NONE, 400);
+		free(s->id);
+		free(s);
+		free(t.keys);
+		return;
+	}
 	hb = evbuffer_new();
 	evbuffer_add_printf(hb, "{\"id\":\"%s", chat ? "chatcmpl-" : "cmpl-");
 	json_esc(hb, s->id);
@@ -984,8 +1127,10 @@ static void handle_completion(struct backend *b, struct evhttp_request *req, int
 		evhttp_add_header(h, "Cache-Control", "no-cache");
 		add_common_headers(s, h);
 		evhttp_send_reply_start(req, 200, "OK");
+		s->chunked = evhttp_find_header(h, "Transfer-Encoding") != NULL;
 	}
-	gp_engine_submit(&b->eng, &s->seq, engine_clock(b, t_recv));
+	if (gp_engine_submit(&b->eng, &s->seq, engine_clock(b, t_recv)))
+		gp_die(GP_EXIT_SOFTWARE, "engine refused a request that fits");	/* checked above */
 	rearm(b);
 	return;
 
@@ -1020,6 +1165,21 @@ static const double tpot_buckets[] = {
 	0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0,
 	2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0,
 };
+/* vLLM's request_queue/prefill_time_seconds buckets. */
+static const double req_time_buckets[] = {
+	0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0,
+	120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0,
+};
+static const double step_tokens_buckets[] = {
+	1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
+};
+static const double step_batch_buckets[] = {
+	1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
+};
+static const double lag_buckets[] = {
+	0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
+};
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 static void handle_metrics(struct backend *b, struct evhttp_request *req)
 {
@@ -1031,6 +1191,8 @@ static void handle_metrics(struct backend *b, struct evhttp_request *req)
 
 	gp_engine_advance(e, engine_clock(b, gp_now_ns()));
 	rearm(b);
+	if (e->oom)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	kv_usage = (double)gp_engine_kv_blocks_used(e) / (double)b->sim->o.kv_blocks;
 	if (kv_usage > 1)
 		kv_usage = 1;
@@ -1071,6 +1233,23 @@ static void handle_metrics(struct backend *b, struct evhttp_request *req)
 	gp_prom_family(&p, "vllm:time_per_output_token_seconds", "histogram",
 		       "Histogram of time per output token in seconds.");
 	gp_prom_hist_write(&p, "vllm:time_per_output_token_seconds", lab, &b->tpot);
+	gp_prom_family(&p, "vllm:num_preemptions", "counter", "Cumulative number of preemption from the engine.");
+	gp_prom_sample(&p, "vllm:num_preemptions", "_total", lab, NULL, NULL, (double)e->preemptions);
+	gp_prom_family(&p, "vllm:request_queue_time_seconds", "histogram",
+		       "Histogram of time spent in WAITING phase for request.");
+	gp_prom_hist_write(&p, "vllm:request_queue_time_seconds", lab, &b->queue);
+	gp_prom_family(&p, "vllm:request_prefill_time_seconds", "histogram",
+		       "Histogram of time spent in PREFILL phase for request.");
+	gp_prom_hist_write(&p, "vllm:request_prefill_time_seconds", lab, &b->prefill);
+	gp_prom_family(&p, "vllm:iteration_tokens_total", "histogram",
+		       "Histogram of number of tokens per engine_step.");
+	gp_prom_hist_write(&p, "vllm:iteration_tokens_total", lab, &b->step_tokens);
+	gp_prom_family(&p, "gpsim:iteration_batch_size", "histogram",
+		       "Histogram of sequences per engine step (gp-sim).");
+	gp_prom_hist_write(&p, "gpsim:iteration_batch_size", lab, &b->step_batch);
+	gp_prom_family(&p, "gpsim:token_pacing_lag_seconds", "histogram",
+		       "Histogram of how late tokens were written after their scheduled time (gp-sim).");
+	gp_prom_hist_write(&p, "gpsim:token_pacing_lag_seconds", lab, &b->lag);
 	if (p.err)
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	out = evbuffer_new();
@@ -1293,11 +1472,11 @@ static void print_stats(struct sim *sim)
 		fprintf(sim->truth, "{\"type\":\"sim_stats\",\"uptime_s\":%.3f,\"events\":%llu,"
 			"\"tokens\":%llu,\"lag_p50_ms\":%.3f,\"lag_p99_ms\":%.3f,"
 			"\"lag_p999_ms\":%.3f,\"lag_max_ms\":%.3f,\"lag_mean_ms\":%.4f,"
-			"\"slow_readers\":%llu}\n",
+			"\"slow_readers\":%llu,\"lag_warnings\":%llu}\n",
 			up, (unsigned long long)sim->events, (unsigned long long)sim->lag_n,
 			p50, p99, p999, mx,
 			sim->lag_n ? sim->lag_sum_ms / (double)sim->lag_n : 0.0,
-			(unsigned long long)sim->slow_readers);
+			(unsigned long long)sim->slow_readers, (unsigned long long)sim->lag_warnings);
 		fflush(sim->truth);
 	}
 }
@@ -1364,20 +1543,106 @@ static void parse_fault(struct opts *o, const char *arg)
 	o->fault_p[k] = gp_opt_double("--fault", eq + 1, 0, 1);
 }
 
+/*
+ * Engine profiles: the step-time coefficients, budget, batch limit and pool
+ * of a named model on a named GPU.  How each number is derived, and from
+ * which public source, is in gp-sim(1), section Profiles; keep the two in
+ * step.  "sim" is the scale of the demo and the tests, not a GPU.
+ */
+struct profile {
+	const char *name;
+	double prefill_tok_s, decode_ms, decode_ms_per_seq, ctx_ms_per_ktok;
+	long budget, max_batch, kv_blocks, block_tokens;
+};
+
+static const struct profile profiles[] = {
+	{ "sim", 20000, 8, 0.25, 0, 2048, 64, 4096, 16 },
+	{ "llama3-8b-h100", 30800, 6.0, 0.0325, 0.049, 8192, 1024, 28000, 16 },
+	{ "llama3-8b-a100", 9700, 9.85, 0.103, 0.080, 2048, 256, 28000, 16 },
+};
+
+/* The --profile argument, looked for before the other options so that
+ * they override it wherever they stand on the command line. */
+static const struct profile *find_profile(int argc, char **argv)
+{
+	const char *name = "sim";
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+			name = argv[++i];
+		else if (strncmp(argv[i], "--profile=", 10) == 0)
+			name = argv[i] + 10;
+	}
+	for (size_t k = 0; k < sizeof(profiles) / sizeof(profiles[0]); k++)
+		if (strcmp(profiles[k].name, name) == 0)
+			return &profiles[k];
+	gp_usage_error("--profile: unknown profile '%s' (sim, llama3-8b-h100, llama3-8b-a100)", name);
+	return NULL;
+}
+
+static void apply_profile(struct opts *o, const struct profile *pr)
+{
+	o->prefill_tok_s = pr->prefill_tok_s;
+	o->decode_ms = pr->decode_ms;
+	o->decode_ms_per_seq = pr->decode_ms_per_seq;
+	o->ctx_ms_per_ktok = pr->ctx_ms_per_ktok;
+	o->eng.budget = pr->budget;
+	o->eng.max_batch = pr->max_batch;
+	o->kv_blocks = pr->kv_blocks;
+	o->eng.block_tokens = pr->block_tokens;
+	o->eng.speed = 1;
+}
+
+/* The model of engine.h from the flags: α = decode_ms, β = 1000 /
+ * prefill_tok_s, γ = decode_ms_per_seq, δ = ctx_ms_per_ktok / 1000. */
+static void engine_cfg(struct opts *o)
+{
+	o->eng.alpha_ms = o->decode_ms;
+	o->eng.beta_ms = 1000.0 / o->prefill_tok_s;
+	o->eng.gamma_ms = o->decode_ms_per_seq;
+	o->eng.delta_ms = o->ctx_ms_per_ktok / 1000.0;
+}
+
+enum { O_HOST = 256, O_MML, O_PROFILE, O_PREFILL, O_DMS, O_DMSSEQ, O_CTX, O_BUDGET, O_NOCHUNK,
+       O_BATCH, O_KVB, O_BT, O_SPEED, O_RECEIPT, O_FAULT, O_TRUTH, O_UNSENT, O_SEED, O_STATS,
+       O_HELP, O_VERSION, O_ROUTER, O_POLICY, O_BALANCE, O_RFAULT };
+
+/* The engine's options: 1 when c was one of them. */
+static int parse_engine_opt(struct opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case O_PROFILE: break;	/* find_profile */
+	case O_PREFILL: o->prefill_tok_s = gp_opt_double("--prefill-tok-s", arg, 1e-3, 1e12); break;
+	case O_DMS: o->decode_ms = gp_opt_double("--decode-ms", arg, 0, 1e6); break;
+	case O_DMSSEQ: o->decode_ms_per_seq = gp_opt_double("--decode-ms-per-seq", arg, 0, 1e6); break;
+	case O_CTX: o->ctx_ms_per_ktok = gp_opt_double("--ctx-ms-per-ktok", arg, 0, 1e6); break;
+	case O_BUDGET: o->eng.budget = gp_opt_long("--max-num-batched-tokens", arg, 1, 100000000); break;
+	case O_NOCHUNK: o->eng.no_chunking = 1; break;
+	case O_BATCH: o->eng.max_batch = gp_opt_long("--max-batch", arg, 1, 1000000); break;
+	case O_KVB: o->kv_blocks = gp_opt_long("--kv-blocks", arg, 1, 1L << 30); break;
+	case O_BT: o->eng.block_tokens = gp_opt_long("--block-tokens", arg, 1, 1000000); break;
+	default: return 0;
+	}
+	return 1;
+}
+
 static void parse_opts(struct opts *o, int argc, char **argv)
 {
-	enum { O_HOST = 256, O_MML, O_PREFILL, O_DMS, O_DMSSEQ, O_BATCH, O_KVB, O_BT,
-	       O_SPEED, O_RECEIPT, O_FAULT, O_TRUTH, O_UNSENT, O_SEED, O_STATS, O_HELP, O_VERSION,
-	       O_ROUTER, O_POLICY, O_BALANCE, O_RFAULT };
 	static const struct option lo[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "backends", required_argument, NULL, 'n' },
 		{ "host", required_argument, NULL, O_HOST },
 		{ "model", required_argument, NULL, 'm' },
 		{ "max-model-len", required_argument, NULL, O_MML },
+		{ "profile", required_argument, NULL, O_PROFILE },
 		{ "prefill-tok-s", required_argument, NULL, O_PREFILL },
 		{ "decode-ms", required_argument, NULL, O_DMS },
 		{ "decode-ms-per-seq", required_argument, NULL, O_DMSSEQ },
+		{ "ctx-ms-per-ktok", required_argument, NULL, O_CTX },
+		{ "max-num-batched-tokens", required_argument, NULL, O_BUDGET },
+		{ "no-chunked-prefill", no_argument, NULL, O_NOCHUNK },
 		{ "max-batch", required_argument, NULL, O_BATCH },
 		{ "kv-blocks", required_argument, NULL, O_KVB },
 		{ "block-tokens", required_argument, NULL, O_BT },
@@ -1404,18 +1669,14 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 	o->backends = 1;
 	o->model = "gp-sim";
 	o->max_model_len = 32768;
-	o->eng.prefill_tok_s = 20000;
-	o->eng.decode_ms = 8;
-	o->eng.decode_ms_per_seq = 0.25;
-	o->eng.max_batch = 64;
-	o->eng.block_tokens = 16;
-	o->eng.speed = 1;
-	o->kv_blocks = 4096;
 	o->seed = 1;
 	o->max_unsent = 256 << 10;
 	o->policy = GP_ROUTER_KV;
 	o->balance = 1.25;
+	apply_profile(o, find_profile(argc, argv));
 	while ((c = getopt_long(argc, argv, "p:n:m:", lo, NULL)) != -1) {
+		if (parse_engine_opt(o, c, optarg))
+			continue;
 		switch (c) {
 		case 'p': o->port = gp_opt_long("--port", optarg, 1, 65535); break;
 		case 'n': o->backends = gp_opt_long("--backends", optarg, 1, 1024); break;
@@ -1426,12 +1687,6 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 			o->model = optarg;
 			break;
 		case O_MML: o->max_model_len = gp_opt_long("--max-model-len", optarg, 1, 100000000); break;
-		case O_PREFILL: o->eng.prefill_tok_s = gp_opt_double("--prefill-tok-s", optarg, 1e-3, 1e12); break;
-		case O_DMS: o->eng.decode_ms = gp_opt_double("--decode-ms", optarg, 0, 1e6); break;
-		case O_DMSSEQ: o->eng.decode_ms_per_seq = gp_opt_double("--decode-ms-per-seq", optarg, 0, 1e6); break;
-		case O_BATCH: o->eng.max_batch = gp_opt_long("--max-batch", optarg, 1, 1000000); break;
-		case O_KVB: o->kv_blocks = gp_opt_long("--kv-blocks", optarg, 1, 1L << 30); break;
-		case O_BT: o->eng.block_tokens = gp_opt_long("--block-tokens", optarg, 1, 1000000); break;
 		case O_SPEED: parse_speed(o, optarg); break;
 		case O_RECEIPT:
 			if (!*optarg || strpbrk(optarg, ": \t\r\n"))
@@ -1469,8 +1724,9 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 			       o->port, o->backends);
 	if (o->router_port && o->router_port >= o->port && o->router_port < o->port + o->backends)
 		gp_usage_error("--router %ld is one of the engines' ports", o->router_port);
-	if (o->eng.decode_ms + o->eng.decode_ms_per_seq <= 0)
+	if (o->decode_ms + o->decode_ms_per_seq <= 0)
 		gp_usage_error("--decode-ms and --decode-ms-per-seq cannot both be 0");
+	engine_cfg(o);
 }
 
 static void raise_nofile(void)
@@ -1501,9 +1757,15 @@ static void setup_backend(struct sim *sim, int i)
 	if (!b->cache)
 		gp_die(GP_EXIT_SOFTWARE, "out of memory for --kv-blocks %ld", o->kv_blocks);
 	gp_engine_init(&b->eng, &cfg, b->cache, on_token, b);
+	b->eng.on_step = on_step;
 	gp_rng_seed(&b->rng, o->seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1));
 	gp_prom_hist_init(&b->ttft, ttft_buckets, sizeof(ttft_buckets) / sizeof(ttft_buckets[0]));
 	gp_prom_hist_init(&b->tpot, tpot_buckets, sizeof(tpot_buckets) / sizeof(tpot_buckets[0]));
+	gp_prom_hist_init(&b->queue, req_time_buckets, NELEM(req_time_buckets));
+	gp_prom_hist_init(&b->prefill, req_time_buckets, NELEM(req_time_buckets));
+	gp_prom_hist_init(&b->step_tokens, step_tokens_buckets, NELEM(step_tokens_buckets));
+	gp_prom_hist_init(&b->step_batch, step_batch_buckets, NELEM(step_batch_buckets));
+	gp_prom_hist_init(&b->lag, lag_buckets, NELEM(lag_buckets));
 	b->timer = evtimer_new(sim->base, on_timer, b);
 	b->timer_at = INT64_MAX;
 	b->http = evhttp_new(sim->base);
@@ -1552,6 +1814,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	raise_nofile();
 	sim->t0_ns = gp_now_ns();
+	sim->win_t0_ns = sim->t0_ns;
 	sim->created = time(NULL);
 	if (sim->o.truth) {
 		sim->truth = fopen(sim->o.truth, "a");

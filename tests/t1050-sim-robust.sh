@@ -28,7 +28,8 @@ s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nX-Request-Id: %s\r\n"
 time.sleep(hold)
 PY
 
-start_sim --truth truth.ndjson --max-model-len 400000 --decode-ms 0.05 --decode-ms-per-seq 0 \
+# (--kv-blocks: the KV pool must hold a whole 200000-token request.)
+start_sim --truth truth.ndjson --max-model-len 400000 --kv-blocks 300000 --decode-ms 0.05 --decode-ms-per-seq 0 \
 	--max-unsent-kb 64 --stats
 test_expect_success 'a client that stops reading is closed as slow_reader, memory bounded' '
 	$PY noread.py $SIM_PORT slow1 8 & c=$! &&

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* engine — continuous-batching timing model of one emulated engine (engine.h). */
+/* engine — one step loop with a token budget over one KV pool (engine.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
@@ -18,6 +19,18 @@ static void list_push(struct gp_seq_list *l, struct gp_seq *s)
 	l->n++;
 }
 
+static void list_push_front(struct gp_seq_list *l, struct gp_seq *s)
+{
+	s->prev = NULL;
+	s->next = l->head;
+	if (l->head)
+		l->head->prev = s;
+	else
+		l->tail = s;
+	l->head = s;
+	l->n++;
+}
+
 static void list_remove(struct gp_seq_list *l, struct gp_seq *s)
 {
 	if (s->prev)
@@ -32,233 +45,366 @@ static void list_remove(struct gp_seq_list *l, struct gp_seq *s)
 	l->n--;
 }
 
-static struct gp_seq *list_pop(struct gp_seq_list *l)
-{
-	struct gp_seq *s = l->head;
-
-	if (s)
-		list_remove(l, s);
-	return s;
-}
-
 void gp_engine_init(struct gp_engine *e, const struct gp_engine_cfg *cfg,
-		    struct gp_kvcache *cache, gp_engine_token_fn *on_token, void *arg)
+		    struct gp_kvcache *pool, gp_engine_token_fn *on_token, void *arg)
 {
 	memset(e, 0, sizeof(*e));
 	e->cfg = *cfg;
-	e->cache = cache;
+	e->pool = pool;
 	e->on_token = on_token;
 	e->arg = arg;
 }
 
-static int64_t ns_of_s(double s)
+/* Tokens that must be in KV before s emits its next token. */
+static long seq_n(const struct gp_seq *s)
 {
-	return (int64_t)llround(s * 1e9);
+	return s->in_tokens + s->emitted;
 }
 
-static int64_t step_ns(const struct gp_engine *e, long batch)
+static int is_decoding(const struct gp_seq *s)
 {
-	double ms = (e->cfg.decode_ms + e->cfg.decode_ms_per_seq * (double)batch) / e->cfg.speed;
-
-	return (int64_t)llround(ms * 1e6);
+	return s->emitted >= 1 && seq_n(s) - s->computed == 1;
 }
 
-/* Start the next prefill at time t if the lane is free. */
-static void prefill_start(struct gp_engine *e, int64_t t)
+uint64_t gp_engine_blocks_needed(const struct gp_engine *e, const struct gp_seq *s)
 {
-	struct gp_seq *s;
-	size_t hit = 0;
-	long cached, todo;
+	uint64_t bt = (uint64_t)e->cfg.block_tokens;
 
-	if (e->prefill_busy || !(s = list_pop(&e->admitted)))
-		return;
-	if (e->cache && s->nkeys)
-		hit = gp_kvcache_query(e->cache, s->keys, s->nkeys);
-	cached = (long)hit * e->cfg.block_tokens;
-	if (cached > s->in_tokens - 1)
-		cached = s->in_tokens - 1;
-	if (cached < 0)
-		cached = 0;
-	todo = s->in_tokens - cached;
-	s->cached_tokens = cached;
-	s->state = GP_SEQ_PREFILL;
-	s->t_prefill_ns = t;
-	e->prompt_tokens += (uint64_t)s->in_tokens;
-	e->cached_tokens += (uint64_t)cached;
-	e->prefilling = s;
-	e->prefill_busy = 1;
-	e->prefill_end_ns = t + ns_of_s((double)todo / (e->cfg.prefill_tok_s * e->cfg.speed));
+	return ((uint64_t)s->in_tokens + (uint64_t)s->out_tokens + bt - 1) / bt;
 }
 
-/* Give free slots to waiting sequences at time t, then feed the lane. */
-static void admit(struct gp_engine *e, int64_t t)
+static int64_t step_ns(const struct gp_engine *e, const struct gp_step *st)
 {
-	struct gp_seq *s;
+	const struct gp_engine_cfg *c = &e->cfg;
+	double ms = (c->alpha_ms + c->beta_ms * (double)st->prefill_tokens +
+		     c->gamma_ms * (double)st->decodes + c->delta_ms * (double)st->ctx_tokens) /
+		    c->speed;
+	int64_t ns = (int64_t)llround(ms * 1e6);
 
-	while (e->running < e->cfg.max_batch && (s = list_pop(&e->waiting))) {
-		s->state = GP_SEQ_ADMITTED;
-		s->t_admit_ns = t;
-		list_push(&e->admitted, s);
-		e->running++;
+	return ns > 0 ? ns : 1;
+}
+
+/* Tail first, so that the head of a chain stays cached longest. */
+static void release_blocks(struct gp_engine *e, struct gp_seq *s)
+{
+	while (s->nblocks > 0)
+		gp_kvcache_release(e->pool, s->blocks[--s->nblocks]);
+	s->ncommitted = 0;
+}
+
+static int reserve(struct gp_engine *e, struct gp_seq *s, size_t n)
+{
+	size_t cap = s->capblocks ? s->capblocks : 4;
+	uint32_t *p;
+
+	if (n <= s->capblocks)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	p = realloc(s->blocks, cap * sizeof(*p));
+	if (!p) {
+		e->oom = 1;
+		return -1;
 	}
-	prefill_start(e, t);
+	s->blocks = p;
+	s->capblocks = cap;
+	return 0;
 }
 
-/* Start a decode step at time t over every decoding sequence. */
+/* Make s hold the blocks for its first `upto` tokens: 0, or -1 when the pool
+ * has too few free blocks (nothing is taken then). */
+static int grow(struct gp_engine *e, struct gp_seq *s, long upto)
+{
+	size_t bt = (size_t)e->cfg.block_tokens;
+	size_t need = ((size_t)upto + bt - 1) / bt;
+
+	if (need <= s->nblocks)
+		return 0;
+	if (need - s->nblocks > gp_kvcache_nfree(e->pool) || reserve(e, s, need))
+		return -1;
+	while (s->nblocks < need)
+		gp_kvcache_alloc(e->pool, &s->blocks[s->nblocks++]);
+	return 0;
+}
+
+/* Register the keys of s's prompt blocks that are full once its first
+ * `upto` tokens are computed (vLLM caches them when it schedules them). */
+static void commit_keys(struct gp_engine *e, struct gp_seq *s, long upto)
+{
+	size_t bt = (size_t)e->cfg.block_tokens;
+
+	while (s->ncommitted < s->nkeys && s->ncommitted < s->nblocks &&
+	       (s->ncommitted + 1) * bt <= (size_t)upto) {
+		gp_kvcache_commit(e->pool, s->blocks[s->ncommitted], s->keys[s->ncommitted]);
+		s->ncommitted++;
+	}
+}
+
+static void schedule(struct gp_engine *e, struct gp_seq *s, long k, int decode, long *left)
+{
+	struct gp_step *st = &e->step;
+
+	commit_keys(e, s, s->computed + k);
+	s->sched = k;
+	s->decode = decode;
+	st->batch++;
+	st->tokens += k;
+	if (decode)
+		st->decodes++;
+	else
+		st->prefill_tokens += k;
+	st->ctx_tokens += s->computed + k;
+	*left -= k;
+}
+
+static void unschedule(struct gp_engine *e, struct gp_seq *s, long *left)
+{
+	struct gp_step *st = &e->step;
+
+	if (!s->sched)
+		return;
+	st->batch--;
+	st->tokens -= s->sched;
+	if (s->decode)
+		st->decodes--;
+	else
+		st->prefill_tokens -= s->sched;
+	st->ctx_tokens -= s->computed + s->sched;
+	*left += s->sched;
+	s->sched = 0;
+}
+
+/* Back to the head of the queue, to be recomputed. */
+static void preempt(struct gp_engine *e, struct gp_seq *v, long *left)
+{
+	unschedule(e, v, left);
+	list_remove(&e->running, v);
+	release_blocks(e, v);
+	v->computed = 0;
+	v->state = GP_SEQ_WAITING;
+	list_push_front(&e->waiting, v);
+	v->preemptions++;
+	e->preemptions++;
+}
+
+/* Schedule running s for k tokens, preempting the newest running sequence
+ * until its blocks fit.  0 when s itself was preempted (or out of memory). */
+static int sched_running(struct gp_engine *e, struct gp_seq *s, long k, int decode, long *left)
+{
+	while (grow(e, s, s->computed + k) < 0) {
+		struct gp_seq *v = e->running.tail;
+
+		if (e->oom)
+			return 0;
+		preempt(e, v, left);
+		if (v == s)
+			return 0;
+	}
+	schedule(e, s, k, decode, left);
+	return 1;
+}
+
+/* Take waiting sequences, first come first served, while there is room.
+ * have_prefill: the step already carries a prefill (for no_chunking). */
+static void admit(struct gp_engine *e, int64_t t, long *left, int have_prefill)
+{
+	const struct gp_engine_cfg *c = &e->cfg;
+	struct gp_seq *s;
+
+	while ((s = e->waiting.head) && e->running.n < c->max_batch && *left > 0) {
+		long n = seq_n(s), computed, k;
+		size_t h, nk = s->nkeys;
+
+		if (reserve(e, s, (size_t)((n + c->block_tokens - 1) / c->block_tokens) + 1))
+			return;
+		if (nk > (size_t)(n / c->block_tokens))
+			nk = (size_t)(n / c->block_tokens);
+		h = s->keys ? gp_kvcache_acquire(e->pool, s->keys, nk, s->blocks) : 0;
+		s->nblocks = s->ncommitted = h;
+		computed = (long)h * c->block_tokens;
+		if (computed > n - 1)
+			computed = n - 1;
+		k = n - computed;
+		if (k > *left && (!c->no_chunking || have_prefill)) {
+			if (!c->no_chunking)
+				k = *left;
+			else
+				k = 0;
+		}
+		s->computed = computed;
+		if (!k || grow(e, s, computed + k) < 0) {
+			release_blocks(e, s);
+			s->computed = 0;
+			return;		/* first come, first served: no overtaking */
+		}
+		list_remove(&e->waiting, s);
+		list_push(&e->running, s);
+		s->state = GP_SEQ_RUNNING;
+		if (!s->admitted_once) {
+			s->admitted_once = 1;
+			s->t_admit_ns = t;
+			s->cached_tokens = computed;
+			e->prompt_tokens += (uint64_t)s->in_tokens;
+			e->cached_tokens += (uint64_t)computed;
+		}
+		schedule(e, s, k, 0, left);
+		have_prefill = 1;
+		if (*left < 0)
+			*left = 0;
+	}
+}
+
+/* Build and start the step beginning at t (engine.h, steps 1-3). */
 static void step_start(struct gp_engine *e, int64_t t)
 {
-	if (e->step_busy || !e->decoding.n)
-		return;
-	for (struct gp_seq *s = e->decoding.head; s; s = s->next)
-		s->in_step = 1;
-	e->step_busy = 1;
-	e->step_batch = e->decoding.n;
-	e->step_end_ns = t + step_ns(e, e->decoding.n);
-	e->steps++;
-}
+	const struct gp_engine_cfg *c = &e->cfg;
+	struct gp_step *st = &e->step;
+	long left = c->budget;
+	int have_prefill = 0;
+	struct gp_seq *s, *nx;
 
-static void finish(struct gp_engine *e, struct gp_seq *s)
-{
-	s->state = GP_SEQ_IDLE;
-	e->running--;
-	e->finished++;
-}
-
-static void prefill_end(struct gp_engine *e)
-{
-	struct gp_seq *s = e->prefilling;
-	int64_t t = e->prefill_end_ns;
-
-	e->prefill_busy = 0;
-	e->prefilling = NULL;
-	e->now_ns = t;
-	if (s) {
-		s->emitted = 1;
-		s->t_first_ns = t;
-		e->generation_tokens++;
-		if (s->emitted >= s->out_tokens) {
-			finish(e, s);
-		} else {
-			s->state = GP_SEQ_DECODE;
-			s->in_step = 0;
-			list_push(&e->decoding, s);
-		}
-		e->on_token(s, t, e->arg);
+	memset(st, 0, sizeof(*st));
+	st->t_start_ns = t;
+	for (s = e->running.head; s && left > 0; s = nx) {
+		nx = s->next;
+		if (!is_decoding(s))
+			continue;
+		if (!sched_running(e, s, 1, 1, &left))
+			break;
+		nx = s->next;	/* the tail may have been preempted */
 	}
-	admit(e, t);
-	step_start(e, t);
+	for (s = e->running.head; s && left > 0; s = nx) {
+		long k;
+
+		nx = s->next;
+		if (s->sched || is_decoding(s))
+			continue;
+		k = seq_n(s) - s->computed;
+		if (k > left && !c->no_chunking)
+			k = left;
+		if (!sched_running(e, s, k, 0, &left))
+			break;
+		have_prefill = 1;
+		if (left < 0)
+			left = 0;
+		nx = s->next;
+	}
+	admit(e, t, &left, have_prefill);
+	if (!st->batch) {
+		e->step_busy = 0;
+		return;
+	}
+	st->t_end_ns = t + step_ns(e, st);
+	e->step_busy = 1;
+	e->steps++;
+	e->step_tokens += (uint64_t)st->tokens;
+	e->step_batch += (uint64_t)st->batch;
+	if (e->on_step)
+		e->on_step(st, e->arg);
+}
+
+static void seq_leave(struct gp_engine *e, struct gp_seq *s)
+{
+	release_blocks(e, s);
+	free(s->blocks);
+	s->blocks = NULL;
+	s->capblocks = 0;
+	s->state = GP_SEQ_IDLE;
 }
 
 static void step_end(struct gp_engine *e)
 {
-	int64_t t = e->step_end_ns;
+	const struct gp_step *st = &e->step;
+	int64_t t = st->t_end_ns;
 	struct gp_seq *s, *nx;
 
 	e->step_busy = 0;
 	e->now_ns = t;
-	for (s = e->decoding.head; s; s = nx) {
+	for (s = e->running.head; s; s = nx) {
 		nx = s->next;
-		if (!s->in_step)
+		if (!s->sched)
+			continue;
+		s->computed += s->sched;
+		s->sched = 0;
+		s->steps++;
+		s->sum_batch += (double)st->batch;
+		s->sum_tokens += (double)st->tokens;
+		if (s->computed < seq_n(s))
 			continue;
 		s->emitted++;
 		e->generation_tokens++;
+		if (s->emitted == 1)
+			s->t_first_ns = t;
 		if (s->emitted >= s->out_tokens) {
-			list_remove(&e->decoding, s);
-			finish(e, s);
+			list_remove(&e->running, s);
+			seq_leave(e, s);
+			e->finished++;
 		}
-		e->on_token(s, t, e->arg);
+		e->on_token(s, t, e->arg);	/* may free s */
 	}
-	admit(e, t);
 	step_start(e, t);
 }
 
 int64_t gp_engine_next_ns(const struct gp_engine *e)
 {
-	int64_t t = INT64_MAX;
-
-	if (e->prefill_busy)
-		t = e->prefill_end_ns;
-	if (e->step_busy && e->step_end_ns < t)
-		t = e->step_end_ns;
-	return t;
+	return e->step_busy ? e->step.t_end_ns : INT64_MAX;
 }
 
 void gp_engine_advance(struct gp_engine *e, int64_t now_ns)
 {
-	for (;;) {
-		int pf = e->prefill_busy && e->prefill_end_ns <= now_ns;
-		int st = e->step_busy && e->step_end_ns <= now_ns;
-
-		if (pf && (!st || e->prefill_end_ns <= e->step_end_ns))
-			prefill_end(e);
-		else if (st)
-			step_end(e);
-		else
-			break;
-	}
+	while (e->step_busy && e->step.t_end_ns <= now_ns)
+		step_end(e);
 	if (now_ns > e->now_ns)
 		e->now_ns = now_ns;
 }
 
-void gp_engine_submit(struct gp_engine *e, struct gp_seq *s, int64_t now_ns)
+/* An idle engine with work starts a step at t. */
+static void wake(struct gp_engine *e, int64_t t)
 {
+	if (!e->step_busy && (e->waiting.n || e->running.n))
+		step_start(e, t);
+}
+
+int gp_engine_submit(struct gp_engine *e, struct gp_seq *s, int64_t now_ns)
+{
+	if (gp_engine_blocks_needed(e, s) > e->pool->cap)
+		return -1;
 	gp_engine_advance(e, now_ns);
 	s->state = GP_SEQ_WAITING;
-	s->cached_tokens = 0;
-	s->emitted = 0;
+	s->cached_tokens = s->emitted = s->preemptions = s->steps = 0;
+	s->sum_batch = s->sum_tokens = 0;
 	s->t_submit_ns = now_ns;
-	s->t_admit_ns = s->t_prefill_ns = s->t_first_ns = 0;
-	s->in_step = 0;
+	s->t_admit_ns = s->t_first_ns = 0;
+	s->computed = s->sched = 0;
+	s->decode = s->admitted_once = 0;
+	s->blocks = NULL;
+	s->nblocks = s->capblocks = s->ncommitted = 0;
 	list_push(&e->waiting, s);
-	admit(e, now_ns);
+	wake(e, e->now_ns);
+	return 0;
 }
 
 void gp_engine_cancel(struct gp_engine *e, struct gp_seq *s, int64_t now_ns)
 {
-	enum gp_seq_state st = s->state;
-
-	switch (st) {
+	switch (s->state) {
 	case GP_SEQ_IDLE:
 		return;
 	case GP_SEQ_WAITING:
 		list_remove(&e->waiting, s);
 		break;
-	case GP_SEQ_ADMITTED:
-		list_remove(&e->admitted, s);
-		break;
-	case GP_SEQ_PREFILL:
-		e->prefilling = NULL;	/* the lane stays busy until its end */
-		break;
-	case GP_SEQ_DECODE:
-		list_remove(&e->decoding, s);
+	case GP_SEQ_RUNNING:
+		list_remove(&e->running, s);
 		break;
 	}
+	s->sched = 0;		/* the step in progress keeps its end time */
 	s->state = GP_SEQ_IDLE;
-	/* Its slot frees at now_ns, not at the events before it. */
+	/* Its blocks are held until now_ns, not released at the events before. */
 	gp_engine_advance(e, now_ns);
-	if (st != GP_SEQ_WAITING) {
-		e->running--;
-		admit(e, e->now_ns);
-	}
-}
-
-static uint64_t blocks_of(const struct gp_engine *e, const struct gp_seq *s)
-{
-	uint64_t tok = (uint64_t)s->in_tokens + (uint64_t)s->emitted;
-	uint64_t bt = (uint64_t)e->cfg.block_tokens;
-
-	return (tok + bt - 1) / bt;
+	seq_leave(e, s);
+	wake(e, e->now_ns);
 }
 
 uint64_t gp_engine_kv_blocks_used(const struct gp_engine *e)
 {
-	uint64_t n = 0;
-
-	for (const struct gp_seq *s = e->admitted.head; s; s = s->next)
-		n += blocks_of(e, s);
-	for (const struct gp_seq *s = e->decoding.head; s; s = s->next)
-		n += blocks_of(e, s);
-	if (e->prefilling)
-		n += blocks_of(e, e->prefilling);
-	return n;
+	return (uint64_t)(e->pool->cap - gp_kvcache_nfree(e->pool));
 }

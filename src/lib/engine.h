@@ -2,36 +2,69 @@
 /*
  * engine — the timing model of one emulated inference engine (gp-sim), pure
  * logic driven by an explicit clock so that it is testable without sockets.
+ * One step loop, as vLLM's V1 scheduler (vllm/v1/core/sched/scheduler.py);
+ * documented for users in gp-sim(1).
  *
- * The model (documented for users in gp-sim(1)):
+ * Tokens.  A sequence has in_tokens prompt tokens and has emitted `emitted`
+ * tokens; its KV must hold n = in_tokens + emitted tokens before it can emit
+ * the next one, and `computed` of them are in KV.  A step schedules
+ * n - computed tokens for it (a chunk of them when chunking), and when the
+ * step ends with computed == n the sequence emits one token.  A sequence
+ * with emitted >= 1 and n - computed == 1 is *decoding*; any other scheduled
+ * sequence is *prefilling* (its prompt, or its prompt and output again after
+ * a preemption).
  *
- *  - Admission.  At most cfg.max_batch sequences are *running* (prefilling,
- *    waiting for the prefill lane, or decoding).  Beyond that, submitted
- *    sequences wait in a FIFO queue and are admitted, in order, the instant a
- *    running sequence finishes.
- *  - Prefill lane (one per engine, serial, FIFO over admitted sequences).  When
- *    a sequence's prefill starts at time t, its prompt's full blocks are looked
- *    up in the engine's prefix cache: cached = (leading blocks present) ×
- *    block_tokens, at most in_tokens - 1 (the last prompt token is always
- *    computed, as in vLLM); the chain is then inserted.  The prefill lasts
- *    (in_tokens - cached) / (prefill_tok_s × speed) seconds; at its end the
- *    sequence emits its first token and joins the decode lane.
- *  - Decode lane (concurrent with the prefill lane).  Steps run back to back
- *    while any sequence is decoding.  A step that starts at t with B
- *    sequences lasts (decode_ms + decode_ms_per_seq × B) / speed
- *    milliseconds; at its end each of those B sequences emits one token.  A
- *    sequence that joins during a step waits for the next step.  A sequence
- *    finishes (and frees its slot) when it has emitted out_tokens tokens.
+ * A step (starts when the previous one ends, or at a submit when idle):
+ *   1. every running decoding sequence, in admission order, 1 token each;
+ *   2. every running prefilling sequence, in admission order, a chunk of
+ *      min(n - computed, budget left) tokens;
+ *   3. waiting sequences, first come first served, while fewer than
+ *      max_batch are running and budget is left: the prompt's leading full
+ *      blocks are looked up in the pool (computed = hit blocks × block_tokens,
+ *      at most n - 1: the last token is always computed, as in vLLM), then a
+ *      chunk as in 2.  The first waiting sequence that cannot be taken stops
+ *      the scan (no overtaking).
+ *   With cfg.no_chunking a prefill is scheduled whole or not at all: whole
+ *   when it fits in the budget left or when it is the step's first prefill
+ *   (so a prompt longer than the budget still runs, alone among prefills).
+ *   The step lasts
+ *       t = (α + β·P + γ·D + δ·C) / speed   milliseconds
+ *   with P prefill tokens scheduled, D decoding sequences, C context tokens
+ *   read = Σ over scheduled sequences of (computed + tokens scheduled),
+ *   α = alpha_ms, β = beta_ms, γ = gamma_ms, δ = delta_ms (after Vidur,
+ *   Agrawal et al., MLSys 2024: a step's time is a linear function of the
+ *   tokens it computes and the KV it reads).  At its end every scheduled
+ *   sequence's tokens are computed and each one that reached computed == n
+ *   emits a token (the first token of a fresh sequence is emitted at the end
+ *   of the step that completes its prefill).
  *
- * Every event time is computed from the previous event time (never from the
- * time the caller happened to run), so the schedule is absolute and does not
- * drift when the caller is late.  Ties: at the same instant a prefill end is
- * processed before a decode step end.
+ * KV memory (kvcache.h, one pool of blocks of block_tokens tokens).  A
+ * scheduled sequence must hold ceil((computed + scheduled) / block_tokens)
+ * blocks; the blocks of its prompt's full blocks get their chain keys when
+ * scheduled (as vLLM's allocate_slots caches them, so a request arriving
+ * next can share blocks still being computed), and become the prefix
+ * cache when freed.  Hit blocks are shared
+ * (referenced), not copied.  When a running sequence cannot get a block,
+ * the newest running sequence is preempted: its blocks are released (they
+ * stay cached), computed = 0, and it goes back to the head of the waiting
+ * queue, to be recomputed (prompt and output so far) later (vLLM's
+ * RECOMPUTE preemption; e->preemptions counts them).  A waiting sequence
+ * that cannot get its blocks waits (it never preempts).  A sequence
+ * finishes when it has emitted out_tokens tokens; its blocks are released
+ * at the end of that step, tail first.
+ *
+ * Times come from the previous step's end (or the submit that woke an idle
+ * engine), never from when the caller ran, so the schedule is absolute and
+ * does not drift when the caller is late.
+ *
+ * The old gp-sim flags map onto this model as α = --decode-ms,
+ * β = 1000 / --prefill-tok-s, γ = --decode-ms-per-seq (gp-sim(1)).
  *
  * Ownership: struct gp_seq is the caller's (embed it in a request object); the
  * engine links it into its queues between gp_engine_submit and either the
- * callback for its last token or gp_engine_cancel, and never frees it.
- * `keys` is borrowed for the same span.
+ * callback for its last token or gp_engine_cancel, and never frees it; its
+ * block table (blocks) is the engine's, freed when it leaves.  `keys` is
+ * borrowed for the same span.  The pool is borrowed for the engine's life.
  */
 #ifndef GP_ENGINE_H
 #define GP_ENGINE_H
@@ -42,20 +75,21 @@
 #include "kvcache.h"
 
 struct gp_engine_cfg {
-	double prefill_tok_s;	/* prompt tokens per second at speed 1 (> 0) */
-	double decode_ms;	/* fixed part of a decode step, ms (>= 0) */
-	double decode_ms_per_seq; /* per running sequence, ms (>= 0) */
-	long max_batch;		/* running sequences (>= 1) */
-	long block_tokens;	/* tokens per cache block (>= 1) */
+	double alpha_ms;	/* α: fixed time of a step (>= 0) */
+	double beta_ms;		/* β: per prefill token (>= 0) */
+	double gamma_ms;	/* γ: per decoding sequence (>= 0) */
+	double delta_ms;	/* δ: per context token read (>= 0) */
+	long budget;		/* tokens per step, max_num_batched_tokens (>= 1) */
+	long max_batch;		/* running sequences, max_num_seqs (>= 1) */
+	long block_tokens;	/* tokens per KV block (>= 1) */
+	int no_chunking;	/* 1: schedule a prefill whole or not at all */
 	double speed;		/* capacity multiplier (> 0) */
 };
 
 enum gp_seq_state {
 	GP_SEQ_IDLE = 0,	/* not in the engine */
-	GP_SEQ_WAITING,		/* in the FIFO queue, no slot yet */
-	GP_SEQ_ADMITTED,	/* has a slot, waits for the prefill lane */
-	GP_SEQ_PREFILL,		/* being prefilled */
-	GP_SEQ_DECODE,		/* emitted its first token, decoding */
+	GP_SEQ_WAITING,		/* in the FIFO queue, not running */
+	GP_SEQ_RUNNING,		/* admitted: prefilling or decoding */
 };
 
 struct gp_seq {
@@ -68,19 +102,44 @@ struct gp_seq {
 
 	/* Filled by the engine. */
 	enum gp_seq_state state;
-	long cached_tokens;	/* prompt tokens found in the prefix cache */
+	long cached_tokens;	/* prompt tokens found in the pool at first admission */
 	long emitted;		/* tokens emitted so far */
-	int64_t t_submit_ns, t_admit_ns, t_prefill_ns, t_first_ns;
+	long preemptions;	/* times this sequence was preempted */
+	int64_t t_submit_ns;	/* submitted */
+	int64_t t_admit_ns;	/* first scheduled (0: never) */
+	int64_t t_first_ns;	/* first token (0: none yet) */
+	long steps;		/* steps it was scheduled in */
+	double sum_batch;	/* Σ sequences of those steps */
+	double sum_tokens;	/* Σ tokens of those steps */
 
 	/* Private. */
 	struct gp_seq *prev, *next;
-	int in_step;		/* takes part in the current decode step */
+	long computed;		/* tokens in KV */
+	long sched;		/* tokens scheduled in the current step (0: not in it) */
+	int decode;		/* scheduled as a decode in the current step */
+	int admitted_once;
+	size_t ncommitted;	/* leading blocks that carry their key */
+	uint32_t *blocks;	/* block table */
+	size_t nblocks, capblocks;
 };
 
 /* One token for s, due at t_ns.  s->emitted already counts it; when it equals
  * s->out_tokens the sequence has left the engine.  The callback must not call
  * back into the engine. */
 typedef void gp_engine_token_fn(struct gp_seq *s, int64_t t_ns, void *arg);
+
+/* What a step that starts at t_ns carries and when it ends. */
+struct gp_step {
+	int64_t t_start_ns, t_end_ns;
+	long batch;		/* sequences scheduled */
+	long tokens;		/* tokens scheduled (P + D) */
+	long prefill_tokens;	/* P */
+	long decodes;		/* D */
+	long ctx_tokens;	/* C */
+};
+
+/* Optional: called when a non-empty step starts. */
+typedef void gp_engine_step_fn(const struct gp_step *st, void *arg);
 
 struct gp_seq_list {
 	struct gp_seq *head, *tail;
@@ -89,42 +148,40 @@ struct gp_seq_list {
 
 struct gp_engine {
 	struct gp_engine_cfg cfg;
-	struct gp_kvcache *cache;	/* borrowed; may be NULL (no caching) */
+	struct gp_kvcache *pool;	/* borrowed, required */
 	gp_engine_token_fn *on_token;
+	gp_engine_step_fn *on_step;	/* may be NULL; set after init */
 	void *arg;
 
-	struct gp_seq_list waiting;	/* FIFO, no slot */
-	struct gp_seq_list admitted;	/* FIFO, slot, awaiting prefill */
-	struct gp_seq_list decoding;	/* in the decode lane */
-	long running;			/* admitted + prefilling + decoding */
-
-	struct gp_seq *prefilling;	/* NULL when the lane is idle or the
-					   sequence was cancelled mid-prefill */
-	int prefill_busy;
-	int64_t prefill_end_ns;
+	struct gp_seq_list waiting;	/* FIFO, head first */
+	struct gp_seq_list running;	/* admission order, tail = newest */
 
 	int step_busy;
-	int64_t step_end_ns;
-	long step_batch;
-
+	struct gp_step step;		/* the current (or last) step */
 	int64_t now_ns;			/* time of the last processed event */
+	int oom;			/* a block table could not grow (fatal) */
 
 	/* Counters (monotonic). */
 	uint64_t prompt_tokens, cached_tokens, generation_tokens;
-	uint64_t finished, steps;
+	uint64_t finished, steps, preemptions;
+	uint64_t step_tokens, step_batch;	/* Σ over steps */
 };
 
-/* Set up e (no allocation).  cache may be NULL. */
+/* Set up e (no allocation). */
 void gp_engine_init(struct gp_engine *e, const struct gp_engine_cfg *cfg,
-		    struct gp_kvcache *cache, gp_engine_token_fn *on_token, void *arg);
+		    struct gp_kvcache *pool, gp_engine_token_fn *on_token, void *arg);
+
+/* Blocks sequence s needs at most: ceil((in_tokens + out_tokens) / block_tokens). */
+uint64_t gp_engine_blocks_needed(const struct gp_engine *e, const struct gp_seq *s);
 
 /*
  * Enqueue s arriving at now_ns (first advancing the engine to now_ns).
- * now_ns must not go backwards between calls.
+ * now_ns must not go backwards between calls.  Returns -1 (s untouched)
+ * when s could never fit: gp_engine_blocks_needed > the pool's size.
  */
-void gp_engine_submit(struct gp_engine *e, struct gp_seq *s, int64_t now_ns);
+int gp_engine_submit(struct gp_engine *e, struct gp_seq *s, int64_t now_ns);
 
-/* Process every event due at or before now_ns, in time order, calling
+/* Process every step end due at or before now_ns, in time order, calling
  * on_token for each token. */
 void gp_engine_advance(struct gp_engine *e, int64_t now_ns);
 
@@ -132,16 +189,14 @@ void gp_engine_advance(struct gp_engine *e, int64_t now_ns);
 int64_t gp_engine_next_ns(const struct gp_engine *e);
 
 /* Remove s (in any state) at now_ns without further callbacks for it: the
- * engine advances to now_ns, then frees the slot (admitting a waiting
- * sequence at now_ns).  A prefill in progress still occupies the lane until
- * its scheduled end (the work was started).  No-op when s is idle. */
+ * engine advances to now_ns, then releases its blocks.  A step in progress
+ * keeps its scheduled end (the work was started).  No-op when s is idle. */
 void gp_engine_cancel(struct gp_engine *e, struct gp_seq *s, int64_t now_ns);
 
-static inline long gp_engine_running(const struct gp_engine *e) { return e->running; }
+static inline long gp_engine_running(const struct gp_engine *e) { return e->running.n; }
 static inline long gp_engine_waiting(const struct gp_engine *e) { return e->waiting.n; }
 
-/* KV blocks held by running sequences (prompt + generated tokens, rounded up
- * to blocks). */
+/* KV blocks held by running sequences (shared blocks counted once). */
 uint64_t gp_engine_kv_blocks_used(const struct gp_engine *e);
 
 #endif

@@ -61,9 +61,12 @@ struct gp_kvcache *gp_kvcache_new(size_t nblocks)
 	c->prev = calloc(nblocks, sizeof(*c->prev));
 	c->next = calloc(nblocks, sizeof(*c->next));
 	c->table = calloc(tsize, sizeof(*c->table));
+	c->ref = calloc(nblocks, sizeof(*c->ref));
+	c->valid = calloc(nblocks, 1);
 	c->tmask = tsize - 1;
 	c->head = c->tail = GP_KV_NIL;
-	if (!c->key || !c->prev || !c->next || !c->table) {
+	c->nfree = nblocks;
+	if (!c->key || !c->prev || !c->next || !c->table || !c->ref || !c->valid) {
 		gp_kvcache_free(c);
 		return NULL;
 	}
@@ -78,6 +81,8 @@ void gp_kvcache_free(struct gp_kvcache *c)
 	free(c->prev);
 	free(c->next);
 	free(c->table);
+	free(c->ref);
+	free(c->valid);
 	free(c);
 }
 
@@ -150,20 +155,26 @@ static void touch(struct gp_kvcache *c, uint64_t key)
 
 	if (c->table[pos]) {
 		s = c->table[pos] - 1;
-		lru_unlink(c, s);
-		lru_push_head(c, s);
+		if (!c->ref[s]) {
+			lru_unlink(c, s);
+			lru_push_head(c, s);
+		}
 		return;
 	}
 	if (c->used < c->cap) {
 		s = (uint32_t)c->used++;
 	} else {
-		s = c->tail;
+		if ((s = c->tail) == GP_KV_NIL)
+			return;		/* every block is held */
 		lru_unlink(c, s);
-		table_delete(c, find_pos(c, c->key[s]));
-		c->evictions++;
-		pos = find_pos(c, key);	/* the shift may have moved the hole */
+		if (c->valid[s]) {
+			table_delete(c, find_pos(c, c->key[s]));
+			c->evictions++;
+			pos = find_pos(c, key);	/* the shift may have moved the hole */
+		}
 	}
 	c->key[s] = key;
+	c->valid[s] = 1;
 	c->table[pos] = s + 1;
 	lru_push_head(c, s);
 }
@@ -186,4 +197,81 @@ size_t gp_kvcache_query(struct gp_kvcache *c, const uint64_t *keys, size_t n)
 	for (size_t i = m; i-- > 0;)
 		touch(c, keys[i]);
 	return hit;
+}
+
+size_t gp_kvcache_acquire(struct gp_kvcache *c, const uint64_t *keys, size_t n,
+			  uint32_t *slots)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t e = c->table[find_pos(c, keys[i])];
+		uint32_t s;
+
+		if (!e)
+			break;
+		s = e - 1;
+		if (!c->ref[s]++) {
+			lru_unlink(c, s);
+			c->nfree--;
+		}
+		slots[i] = s;
+	}
+	return i;
+}
+
+int gp_kvcache_alloc(struct gp_kvcache *c, uint32_t *slot)
+{
+	uint32_t s;
+
+	if (!c->nfree)
+		return -1;
+	if (c->used < c->cap) {
+		s = (uint32_t)c->used++;
+	} else {
+		s = c->tail;	/* nfree > 0 and every block used: the list is not empty */
+		lru_unlink(c, s);
+		if (c->valid[s]) {
+			table_delete(c, find_pos(c, c->key[s]));
+			c->evictions++;
+		}
+	}
+	c->valid[s] = 0;
+	c->ref[s] = 1;
+	c->nfree--;
+	*slot = s;
+	return 0;
+}
+
+void gp_kvcache_commit(struct gp_kvcache *c, uint32_t slot, uint64_t key)
+{
+	size_t pos;
+
+	if (c->valid[slot])
+		return;
+	pos = find_pos(c, key);
+	if (c->table[pos])
+		return;
+	c->key[slot] = key;
+	c->valid[slot] = 1;
+	c->table[pos] = slot + 1;
+}
+
+void gp_kvcache_release(struct gp_kvcache *c, uint32_t slot)
+{
+	if (!c->ref[slot] || --c->ref[slot])
+		return;
+	c->nfree++;
+	if (c->valid[slot]) {
+		lru_push_head(c, slot);
+		return;
+	}
+	/* Anonymous: at the tail, reused first. */
+	c->next[slot] = GP_KV_NIL;
+	c->prev[slot] = c->tail;
+	if (c->tail != GP_KV_NIL)
+		c->next[c->tail] = slot;
+	c->tail = slot;
+	if (c->head == GP_KV_NIL)
+		c->head = slot;
 }

@@ -16,6 +16,17 @@
  * its blocks recently used from the last block to the first, so that under
  * pressure a chain loses its tail before its head (vLLM evicts the same way).
  *
+ * The KV pool (vLLM's block pool).  The same `cap` blocks are the engine's
+ * whole KV memory.  A block is *held* (reference count >= 1) by the running
+ * sequences whose KV it stores, or *free*.  Free blocks are the LRU list
+ * above; a free block that still carries a key is a prefix-cache entry, so
+ * the prefix cache is exactly the pool's free-but-valid blocks.  Allocation
+ * takes a never-used block, else the least recently freed one (dropping its
+ * key: an eviction).  Held blocks are never evicted; a lookup that hits a
+ * free block takes a reference (gp_kvcache_acquire), which takes it out of
+ * the LRU list.  Releasing a chain's blocks from its last to its first makes
+ * the tail evict before the head.
+ *
  * Ownership: the cache copies keys; key arrays passed in stay the caller's.
  * The cache allocates once in gp_kvcache_new and never again.
  */
@@ -29,12 +40,15 @@
 
 struct gp_kvcache {
 	size_t cap;		/* blocks */
-	size_t used;		/* blocks holding a key */
+	size_t used;		/* slots [0, used) have been handed out */
 	uint64_t *key;		/* [cap] the key held by each slot */
 	uint32_t *prev, *next;	/* [cap] LRU list links; head = most recent */
 	uint32_t head, tail;	/* GP_KV_NIL when empty */
 	uint32_t *table;	/* open-addressing index: slot+1, 0 = empty */
 	size_t tmask;		/* table size - 1 (a power of two >= 2*cap) */
+	uint32_t *ref;		/* [cap] holders of each block (0: free) */
+	uint8_t *valid;		/* [cap] 1: key[slot] is in the table */
+	size_t nfree;		/* blocks with ref 0 (never used ones included) */
 	uint64_t evictions;	/* blocks evicted so far */
 };
 
@@ -73,5 +87,28 @@ size_t gp_kvcache_peek(const struct gp_kvcache *c, const uint64_t *keys, size_t 
 size_t gp_kvcache_query(struct gp_kvcache *c, const uint64_t *keys, size_t n);
 /* 1 if key is cached. */
 int gp_kvcache_has(const struct gp_kvcache *c, uint64_t key);
+
+/*
+ * Pool use.  gp_kvcache_peek above is the side-effect-free lookup (held and
+ * free blocks both count as cached: a running sequence's computed blocks are
+ * shareable, as in vLLM).
+ *
+ * gp_kvcache_acquire: the number h of leading keys[0..n) present; takes one
+ * reference on each of those h blocks and stores their slots in slots[0..h).
+ * gp_kvcache_alloc: one free block, anonymous, referenced once, in *slot;
+ * -1 when no block is free (every block is held).
+ * gp_kvcache_commit: give held block `slot` the key `key`, so that later
+ * lookups find it; no-op when another block already has that key or the
+ * slot already has one.
+ * gp_kvcache_release: drop one reference; at zero the block becomes free:
+ * most recently used if it has a key, first to be reused if not.
+ */
+size_t gp_kvcache_acquire(struct gp_kvcache *c, const uint64_t *keys, size_t n,
+			  uint32_t *slots);
+int gp_kvcache_alloc(struct gp_kvcache *c, uint32_t *slot);
+void gp_kvcache_commit(struct gp_kvcache *c, uint32_t slot, uint64_t key);
+void gp_kvcache_release(struct gp_kvcache *c, uint32_t slot);
+/* Blocks that are free (never used, anonymous, or cached). */
+static inline size_t gp_kvcache_nfree(const struct gp_kvcache *c) { return c->nfree; }
 
 #endif

@@ -129,6 +129,39 @@ int main(void)
 		ok(!bad, "final contents equal the model's");
 		gp_kvcache_free(c);
 	}
+	/* The pool: held blocks are never evicted; freed keyed blocks are the
+	 * prefix cache; anonymous freed blocks are reused first. */
+	{
+		uint32_t sl[8], x, y;
+
+		c = gp_kvcache_new(4);
+		is_int(gp_kvcache_nfree(c), 4, "all free");
+		for (int i = 0; i < 3; i++)
+			is_int(gp_kvcache_alloc(c, &sl[i]), 0, "alloc %d", i);
+		gp_kvcache_commit(c, sl[0], a[0]);
+		gp_kvcache_commit(c, sl[1], a[1]);
+		is_int(gp_kvcache_nfree(c), 1, "3 held");
+		is_int(gp_kvcache_peek(c, a, 8), 2, "held committed blocks are found");
+		gp_kvcache_release(c, sl[2]);
+		gp_kvcache_release(c, sl[1]);
+		gp_kvcache_release(c, sl[0]);
+		is_int(gp_kvcache_nfree(c), 4, "released");
+		is_int(gp_kvcache_peek(c, a, 8), 2, "released keyed blocks stay cached");
+		is_int(gp_kvcache_alloc(c, &x), 0, "alloc: a never-used block first");
+		is_int(gp_kvcache_alloc(c, &y), 0, "alloc again");
+		ok(y == sl[2], "then the anonymous freed block");
+		is_int(gp_kvcache_peek(c, a, 8), 2, "the cache is untouched so far");
+		is_int(gp_kvcache_acquire(c, a, 8, sl), 2, "acquire the 2 cached blocks");
+		is_int(gp_kvcache_nfree(c), 0, "everything held");
+		is_int(gp_kvcache_alloc(c, &x), -1, "a full pool refuses");
+		gp_kvcache_release(c, sl[1]);
+		gp_kvcache_release(c, sl[0]);
+		is_int(gp_kvcache_alloc(c, &x), 0, "alloc evicts the LRU free block");
+		ok(x == sl[1], "the chain's tail goes first");
+		ok(gp_kvcache_has(c, a[0]) && !gp_kvcache_has(c, a[1]), "head kept, tail evicted");
+		is_int((long long)c->evictions, 1, "one eviction");
+		gp_kvcache_free(c);
+	}
 	ok(gp_kvcache_new(0) == NULL, "zero blocks refused");
 	return done_testing();
 }
