@@ -287,9 +287,10 @@ static const char *const rule_name[N_RULES] = {
  * The lateness tolerance: gp-replay says client_behind at a send lateness p99
  * over 1 ms or a maximum over 10 ms.  The run is discarded when that lateness
  * is material against its schedule — p99 over LATE_P99_GAP of the mean gap
- * 1/rate_rps, or the maximum over one mean gap — and kept with a flag below.
+ * 1/rate_rps (one send in a hundred late by half a gap), or the maximum over
+ * one mean gap — and kept with a flag below.
  */
-#define LATE_P99_GAP 0.10
+#define LATE_P99_GAP 0.5
 
 struct vrun {
 	char *key, *arm, *run_id;
@@ -1406,6 +1407,7 @@ static const struct check_out scripts[] = {
 	{ "units.awk", { "units", NULL } },
 	{ "recount.awk", { "recount", NULL } },
 	{ "interval.awk", { "cv", "interval", NULL } },
+	{ "slo.awk", { "slo", NULL } },
 };
 
 static void integrity_record(struct publish *p, struct gp_out *out, const char *check,
