@@ -1458,6 +1458,10 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		b->http = NULL;
 		evtimer_del(b->timer);
 	}
+	if (sim->rhttp) {		/* the router's connections too */
+		evhttp_free(sim->rhttp);
+		sim->rhttp = NULL;
+	}
 	event_base_loopexit(sim->base, NULL);
 }
 
@@ -1817,14 +1821,14 @@ int main(int argc, char **argv)
 		print_stats(sim);
 	if (sim->truth && fclose(sim->truth))
 		gp_warn("%s: %s", sim->o.truth, strerror(errno));
+	if (sim->rhttp)			/* its streams belong to the engines below */
+		evhttp_free(sim->rhttp);
 	for (int i = 0; i < sim->nb; i++) {
 		if (sim->b[i].http)
 			evhttp_free(sim->b[i].http);
 		event_free(sim->b[i].timer);
 		gp_kvcache_free(sim->b[i].cache);
 	}
-	if (sim->rhttp)
-		evhttp_free(sim->rhttp);
 	gp_router_release(&sim->router);
 	event_free(sim->sigint);
 	event_free(sim->sigterm);
