@@ -422,7 +422,7 @@ static void add_health(struct validity *v, const json_t *o, const struct at *w, 
 static void note_request(struct validity *v, const json_t *o, const struct at *w, long *idx)
 {
 	const char *arm, *outcome, *error, *detail;
-	double rate, ttft, tpot;
+	double rate, ttft = NAN, tpot = NAN;
 	long long rep, status = 0;
 	char *key = need_key(o, w, &arm, &rate, &rep);
 	struct vrun *r = vrun_get(v, key, arm, rate, rep, idx);
@@ -446,7 +446,10 @@ static void note_request(struct validity *v, const json_t *o, const struct at *w
 	}
 	if (!error)
 		return;
-	if (!strcmp(error, "hang"))
+	/* A hang is a stream that started and then went silent; a request
+	 * still waiting for its first token (ttft_ms null) was queued — a
+	 * miss, measured, not a broken run (issue 9). */
+	if (!strcmp(error, "hang") && isfinite(ttft))
 		r->hang++;
 	else if (!strcmp(error, "truncated"))
 		r->truncated++;

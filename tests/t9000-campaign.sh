@@ -1,4 +1,5 @@
 #!/bin/sh
+# prove: serial — it judges live replays' timing end to end (a whole campaign)
 # examples/campaign end to end, shortened: gp-sim (4 engines) behind HAProxy,
 # two arms (rr, chash), two rungs, 3 reps minimum (--min-reps 3: a looser
 # threshold than the method's 5, which the verdict must say), short runs.
