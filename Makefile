@@ -146,16 +146,21 @@ build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/unit/sse-ref.h build/fuzz/libgp.a |
 build/fuzz/lib:
 	mkdir -p $@
 
-fuzz: $(FUZZ_BINS)
+# `make -jN fuzz` runs N harnesses at once; each one's log is build/fuzz/log-NAME.
+fuzz: $(patsubst %,fuzz-run-%,$(FUZZ_NAMES))
 	@fail=; for n in $(FUZZ_NAMES); do \
-		mkdir -p build/fuzz/corpus-$$n && \
-		cp tests/fuzz/corpus/$$n/* build/fuzz/corpus-$$n/ || exit 1; \
-		echo "== fuzz-$$n: $(FUZZ_SECONDS) s"; \
-		build/fuzz/fuzz-$$n -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-			-print_final_stats=1 -artifact_prefix=build/fuzz/crash-$$n- \
-			build/fuzz/corpus-$$n || fail="$$fail $$n"; \
+		test -e build/fuzz/failed-$$n && fail="$$fail $$n"; \
+		echo "fuzz-$$n: $$(grep -h -e '^stat::number_of_executed_units' build/fuzz/log-$$n)"; \
 	done; \
-	if [ -n "$$fail" ]; then echo "fuzz: failed:$$fail (see build/fuzz/crash-*)"; exit 1; fi
+	if [ -n "$$fail" ]; then echo "fuzz: failed:$$fail (see build/fuzz/crash-* and log-*)"; exit 1; fi
+fuzz-run-%: build/fuzz/fuzz-%
+	@mkdir -p build/fuzz/corpus-$* && cp tests/fuzz/corpus/$*/* build/fuzz/corpus-$*/
+	@rm -f build/fuzz/failed-$*
+	@echo "== fuzz-$*: $(FUZZ_SECONDS) s (log: build/fuzz/log-$*)"
+	@build/fuzz/fuzz-$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=1024 \
+		-print_final_stats=1 -artifact_prefix=build/fuzz/crash-$*- \
+		build/fuzz/corpus-$* >build/fuzz/log-$* 2>&1 || \
+		{ tail -40 build/fuzz/log-$*; echo "fuzz-$*: FAILED"; touch build/fuzz/failed-$*; }
 
 clean:
 	rm -rf build $(TOOLS)
