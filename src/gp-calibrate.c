@@ -1446,6 +1446,9 @@ static int cmd_sweep(int argc, char **argv)
 	free(st);
 	sweep_cleanup();
 	out_close();
+	if (strcmp(verdict, "saturated"))	/* exit 1 is never silent */
+		gp_warn("%s: no trusted capacity: %s after %zu steps (the capacity record's reasons"
+			" say why)", G.url, verdict, n);
 	return !strcmp(verdict, "saturated") ? GP_EXIT_OK : GP_EXIT_NEGATIVE;
 }
 

@@ -425,9 +425,12 @@ static enum gp_http_err classify(CURLcode rc, const struct gp_http_xfer *x)
 	case CURLE_COULDNT_RESOLVE_HOST:
 	case CURLE_COULDNT_RESOLVE_PROXY:
 	case CURLE_COULDNT_CONNECT:
+		return GP_HTTP_ECONNECT;
 	case CURLE_SSL_CONNECT_ERROR:		/* TLS handshake: nothing was sent */
 	case CURLE_PEER_FAILED_VERIFICATION:
-		return GP_HTTP_ECONNECT;
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CERTPROBLEM:
+		return GP_HTTP_ETLS;
 	case CURLE_OPERATION_TIMEDOUT:
 		return GP_HTTP_ETIMEOUT;
 	case CURLE_WRITE_ERROR:
@@ -613,9 +616,10 @@ static int fetch(const struct gp_http *h, const char *url, long timeout_ms, size
 	rc = curl_easy_perform(e);
 	if (rc != CURLE_OK) {
 		seterr(err, errlen, ebuf[0] ? ebuf : curl_easy_strerror(rc));
-		*kind = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
-			rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION
-			? GP_HTTP_ECONNECT : rc == CURLE_OPERATION_TIMEDOUT ? GP_HTTP_ETIMEOUT : GP_HTTP_EOTHER;
+		*kind = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ? GP_HTTP_ECONNECT
+			: rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION ||
+			  rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CERTPROBLEM ? GP_HTTP_ETLS
+			: rc == CURLE_OPERATION_TIMEDOUT ? GP_HTTP_ETIMEOUT : GP_HTTP_EOTHER;
 		curl_easy_cleanup(e);
 		free(f.p);
 		return -1;
