@@ -548,9 +548,11 @@ int gp_oai_req_read(struct gp_oai_in *in, int chat, const char *content_type, co
 
 		snprintf(msg, sizeof(msg), "%s: line %d column %d (char %d)", jerr.text, jerr.line, jerr.column,
 			 jerr.position);
-		for (char *c = msg; *c; c++)
+		for (char *c = msg; *c; c++)	/* jansson quotes raw input: keep the body JSON */
 			if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
 				*c = '\'';
+			else if ((unsigned char)*c >= 0x80)
+				*c = '?';
 		reject_422(rej, (const char *const[]){ "", msg, "value_error.jsondecode", NULL });
 		return -1;
 	}
