@@ -115,7 +115,10 @@ replay() { # ARM RATE REP OUTFILE [extra args]
 
 say "baseline: unloaded path (1 req/s through the floor arm) for the SLO"
 gateway_up rr
-SCRAPE=0 replay rr 1 0 "$OUT/baseline.ndjson" --max-requests 20
+SCRAPE=0 replay rr 1 0 "$OUT/baseline-raw.ndjson" --max-requests 20
+# The baseline passes the validity filter like any run (gp-analyze refuses it
+# otherwise).
+gp-verify validity "$OUT/baseline-raw.ndjson" >"$OUT/baseline.ndjson"
 
 for arm in rr hash; do
 	gateway_up "$arm"

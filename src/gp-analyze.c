@@ -658,6 +658,25 @@ static int discarded(const struct state *s, const char *arm, double rate, long l
 	return 0;
 }
 
+/* The URL of a run header (distinct values kept, for the baseline's provenance). */
+static json_t *a_urls;
+
+static void note_url(const json_t *o)
+{
+	const char *url;
+	size_t i;
+	json_t *v;
+
+	if (gp_json_str(o, "url", &url))
+		return;
+	if (!a_urls)
+		a_urls = json_array();
+	json_array_foreach(a_urls, i, v)
+		if (!strcmp(json_string_value(v), url))
+			return;
+	json_array_append_new(a_urls, json_string(url));
+}
+
 static void die_input(struct gp_input *in, int e)
 {
 	gp_die_at(GP_EXIT_DATAERR, gp_input_name(in), e == GP_NDJSON_EOPEN ? 0 : gp_input_line(in),
@@ -705,6 +724,8 @@ static void read_input(struct state *s, const struct gp_slo *slo, char **paths, 
 			read_discard(s, o);
 		else if (!strcmp(type, "validity"))
 			s->saw_validity = 1;
+		else if (!strcmp(type, "run"))
+			note_url(o);
 		json_decref(o);
 	}
 	if (e < 0)
@@ -801,6 +822,11 @@ struct slo_info {
 	struct gp_slo slo;
 	const char *origin;
 	long baseline_requests;
+	/* provenance of a baseline SLO */
+	char *arm, *url;
+	double rate;
+	int validity;
+	json_t *ok;		/* [[ttft_ms, tpot_ms], …] of its ok requests, for --pass */
 };
 
 static double stat_of(double *x, size_t n, const char *stat)
@@ -815,6 +841,46 @@ static double stat_of(double *x, size_t n, const char *stat)
 	return gp_quantile_sorted(x, n, 0.99);
 }
 
+/* One baseline record: its arm, rate, url and validity, and its ok latencies. */
+static void baseline_record(struct slo_info *si, const json_t *o, const char *file,
+			    unsigned long ln, struct dbuf *ttft, struct dbuf *tpot)
+{
+	const char *type = gp_json_type(o), *arm, *url;
+
+	if (type && !strcmp(type, "validity")) {
+		si->validity = 1;
+	} else if (type && !strcmp(type, "run") && gp_json_str(o, "url", &url) == 0 && !si->url) {
+		si->url = gp_xstrdup(url);
+	} else if (type && !strcmp(type, "request")) {
+		const char *outs = gp_need_str(o, "outcome", file, ln);
+		double rate = gp_need_num(o, "rate_rps", file, ln);
+
+		arm = gp_need_str(o, "arm", file, ln);
+		if (!si->arm) {
+			si->arm = gp_xstrdup(arm);
+			si->rate = rate;
+		} else if (strcmp(si->arm, arm)) {
+			gp_die_at(GP_EXIT_DATAERR, file, ln, "the baseline has requests of arms '%s' "
+				  "and '%s': a baseline is one arm, unloaded", si->arm, arm);
+		}
+		if (rate > si->rate)
+			si->rate = rate;
+		if (!strcmp(outs, "ok")) {
+			double a = need_latency(o, "ttft_ms", file, ln), b = need_latency(o, "tpot_ms", file, ln);
+
+			dpush(ttft, a);
+			dpush(tpot, b);
+			json_array_append_new(si->ok, json_pack("[f,f]", a, b));
+		}
+	}
+}
+
+/*
+ * The SLO from an unloaded baseline (method §9.1): it must have passed the
+ * validity filter (unless --no-validity), and come from one arm; its rate and
+ * URL are recorded so that the slo record can say whether it was a low rate on
+ * the same path as the arms.
+ */
 static void baseline_slo(const struct opts *op, struct slo_info *si)
 {
 	struct gp_input in;
@@ -823,23 +889,19 @@ static void baseline_slo(const struct opts *op, struct slo_info *si)
 	json_t *o;
 	int e;
 
+	si->ok = json_array();
 	gp_input_init(&in, paths, 1);
 	while ((e = gp_input_next_json(&in, &o)) == GP_NDJSON_LINE) {
-		const char *type = gp_json_type(o), *outs, *file = gp_input_name(&in);
-		unsigned long ln = gp_input_line(&in);
-
-		if (type && !strcmp(type, "request")) {
-			outs = gp_need_str(o, "outcome", file, ln);
-			if (!strcmp(outs, "ok")) {
-				dpush(&ttft, need_latency(o, "ttft_ms", file, ln));
-				dpush(&tpot, need_latency(o, "tpot_ms", file, ln));
-			}
-		}
+		baseline_record(si, o, gp_input_name(&in), gp_input_line(&in), &ttft, &tpot);
 		json_decref(o);
 	}
 	if (e < 0)
 		die_input(&in, e);
 	gp_input_release(&in);
+	if (!si->validity && !op->no_validity)
+		gp_die_at(GP_EXIT_DATAERR, op->baseline, 0, "the baseline has not passed the validity "
+			  "filter (no 'validity' record): pipe it through 'gp-verify validity' first, or "
+			  "pass --no-validity");
 	if (ttft.n == 0)
 		gp_die_at(GP_EXIT_DATAERR, op->baseline, 0,
 			  "no ok request records to derive the SLO from");
@@ -849,6 +911,25 @@ static void baseline_slo(const struct opts *op, struct slo_info *si)
 	si->baseline_requests = (long)ttft.n;
 	free(ttft.v);
 	free(tpot.v);
+}
+
+/*
+ * With --pass, the baseline's ok latencies, copied as they were read, so that
+ * the integrity check can re-derive the SLO (share/awk/slo.awk).
+ */
+static void emit_baseline(struct gp_out *out, const struct slo_info *si)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(si->ok, i, v) {
+		json_t *o = json_pack("{s:s, s:s, s:O, s:O}", "type", "baseline_request", "arm", si->arm,
+				      "ttft_ms", json_array_get(v, 0), "tpot_ms", json_array_get(v, 1));
+
+		if (gp_out_json(out, o) && out->err == EPIPE)
+			exit(GP_EXIT_NEGATIVE);
+		json_decref(o);
+	}
 }
 
 /* ---- analysis ---- */
@@ -940,6 +1021,9 @@ static void die_nomem(int r)
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 }
 
+/* The arms' lowest rung (the URLs are in a_urls), for the baseline's provenance. */
+static double a_min_rate = INFINITY;
+
 static json_t *slo_record(const struct opts *op, const struct slo_info *si, double accel)
 {
 	json_t *o = json_object();
@@ -954,6 +1038,19 @@ static json_t *slo_record(const struct opts *op, const struct slo_info *si, doub
 	json_object_set_new(o, "baseline_requests",
 			    base ? json_integer(si->baseline_requests) : json_null());
 	json_object_set_new(o, "baseline_file", base ? json_string(op->baseline) : json_null());
+	if (base) {
+		int low = si->rate <= a_min_rate, same = si->url && a_urls &&
+			  json_array_size(a_urls) == 1 &&
+			  !strcmp(json_string_value(json_array_get(a_urls, 0)), si->url);
+
+		json_object_set_new(o, "baseline_arm", json_string(si->arm));
+		gp_json_set_real(o, "baseline_rate_rps", si->rate);
+		json_object_set_new(o, "baseline_url", si->url ? json_string(si->url) : json_null());
+		json_object_set_new(o, "baseline_validity", json_boolean(si->validity));
+		json_object_set_new(o, "baseline_low_rate", json_boolean(low));
+		json_object_set_new(o, "baseline_same_url", !si->url || !a_urls || !json_array_size(a_urls) ?
+				    json_null() : json_boolean(same));
+	}
 	json_object_set_new(o, "single_token",
 			    json_string(si->slo.single == GP_SINGLE_MISS ? "miss" : "ttft"));
 	json_object_set_new(o, "seed", json_integer((json_int_t)op->seed));
@@ -1876,6 +1973,11 @@ int main(int argc, char **argv)
 		free(line);
 		fclose(spool);
 	}
+	if (op.pass && op.baseline)
+		emit_baseline(&a.out, &si);
+	for (size_t i = 0; i < s.ng; i++)
+		if (s.g[i].rate < a_min_rate)
+			a_min_rate = s.g[i].rate;
 	a.op = &op;
 	a.s = &s;
 	if (isatty(STDERR_FILENO))

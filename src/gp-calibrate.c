@@ -31,7 +31,7 @@
 #include "openai.h"
 #include "pace.h"
 #include "proc.h"
-#include "prom.h"
+#include "scrape.h"
 #include "sig.h"
 #include "stream.h"
 #include "trace.h"
@@ -84,7 +84,7 @@ static const char usage[] =
 	"  --api API             chat (default) or completions\n"
 	"  --metrics-url URL     the backend's metrics (default: the fleet's metrics_url)\n"
 	"  --backend-header NAME a gateway's backend-naming header: refuse a target\n"
-	"                        that answers with it (also gateway.backend_header)\n"
+	"                        that answers with it (also the fleet's backend_header)\n"
 	"  --progress            one line per step on stderr (default: when a tty)\n"
 	"  -o, --output FILE     write records to FILE (.gz: compressed)\n"
 	"  --trace FILE          ladder: the trace whose mean tokens per request convert\n"
@@ -622,53 +622,37 @@ static struct {
 	char err[200];
 } S;
 
-struct depth_sum {
-	double sum;
-	int found;
-};
-
-static void on_depth(const char *series, double v, void *arg)
-{
-	struct depth_sum *ds = arg;
-	size_t len = strcspn(series, "{");
-
-	for (size_t i = 0; i < G.nnames; i++) {
-		const char *m = G.names[i];
-
-		if (strlen(m) == len && !memcmp(series, m, len) && isfinite(v)) {
-			ds->sum += v;
-			ds->found = 1;
-		}
-	}
-}
-
-/* One scrape: 0 and the depth, or -1 with a reason. */
+/* One scrape (scrape.h): 0 and the in-flight depth (the sum of the
+ * inflight_metrics), or -1 with a reason. */
 static int scrape(double *depth, char *err, size_t errlen)
 {
-	char *body = NULL;
-	size_t len = 0;
-	long status = 0;
-	struct depth_sum ds = { 0, 0 };
-	int rc;
+	json_t *m = gp_scrape(G.metrics_url, 2000, NULL);
+	double sum = 0;
+	int found = 0;
 
-	if (gp_http_fetch(G.metrics_url, 2000, 4u << 20, &body, &len, &status, err, errlen))
-		return -1;
-	if (status != 200) {
-		snprintf(err, errlen, "HTTP status %ld", status);
-		free(body);
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	rc = gp_prom_parse(body, len, on_depth, &ds);
-	free(body);
-	if (rc) {
-		snprintf(err, errlen, "line %d of the metrics text is malformed", rc);
+	if (gp_scrape_failed(m)) {
+		const char *e = json_string_value(json_object_get(m, "error"));
+
+		snprintf(err, errlen, "%s", e ? e : "failed");
+		json_decref(m);
 		return -1;
 	}
-	if (!ds.found) {
+	for (size_t i = 0; i < G.nnames; i++) {
+		int have;
+
+		sum += gp_scrape_sum(m, G.names[i], &have);
+		found |= have;
+	}
+	json_decref(m);
+	if (!found) {
 		snprintf(err, errlen, "none of the fleet's inflight_metrics is on the page");
 		return -1;
 	}
-	*depth = ds.sum;
+	*depth = sum;
 	return 0;
 }
 
@@ -1236,13 +1220,11 @@ static void probe(void)
 {
 	struct creq *r = creq_new();
 	int64_t deadline = gp_now_ns() + 30 * GP_NS_PER_S;
-	json_t *gw = json_object_get(G.fleet.root, "gateway");
-	const char *s;
 
 	if (G.fleet.receipt_header && G.nbh < 8)
 		G.bh[G.nbh++] = G.fleet.receipt_header;
-	if (gw && !gp_json_str(gw, "backend_header", &s) && G.nbh < 8)
-		G.bh[G.nbh++] = s;
+	if (G.fleet.backend_header && G.nbh < 8)
+		G.bh[G.nbh++] = G.fleet.backend_header;
 	r->probe = 1;
 	write_body(r, "ping", 1);
 	if (gp_stream_start(&r->s, G.post_url, r->body.p, r->body.len, NULL, 0))

@@ -1386,7 +1386,16 @@ static void check_server(void)
 	int found = 0;
 
 	snprintf(url, sizeof(url), "%s/v1/models", cfg.url);
-	k = gp_http_get(G.http, url, 10000, 1u << 20, &body, &len, &status, err, sizeof(err));
+	/* A server started just before us (`gp-sim & gp-replay`) gets 1.5 s
+	 * to open its port; nothing listening after that is an error. */
+	for (int64_t until = gp_now_ns() + 3 * GP_NS_PER_S / 2;;) {
+		free(body);
+		body = NULL;
+		k = gp_http_get(G.http, url, 10000, 1u << 20, &body, &len, &status, err, sizeof(err));
+		if (k != GP_HTTP_ECONNECT || gp_now_ns() >= until || gp_sig_stop())
+			break;
+		gp_sleep_until_ns(gp_now_ns() + 100 * GP_NS_PER_MS);
+	}
 	if (k != GP_HTTP_OK) {
 		sanitize(err, sizeof(err));
 		gp_die(GP_EXIT_UNAVAILABLE, "%s: %s%s", cfg.url, err,
@@ -1478,7 +1487,7 @@ int main(int argc, char **argv)
 	double t_first = 0, t_last = 0, trace_rps = 0;
 	int64_t spin_ns, next_sweep = 0, next_progress = 0, sweep_ns;
 	struct req *la;
-	int interrupted = 0, unreachable = 0, show_progress, i;
+	int interrupted = 0, unreachable = 0, show_progress;
 
 	gp_log_init(argv[0]);
 	parse_args(argc, argv);
@@ -1547,12 +1556,9 @@ int main(int argc, char **argv)
 	G.http = gp_http_new(&hopts, &hops);
 	if (!G.http)
 		gp_die(GP_EXIT_SOFTWARE, "cannot create the HTTP engine");
-	if (gp_stream_headers(G.http, 1, cfg.api_key))
+	if (gp_stream_headers_with(G.http, 1, cfg.api_key, cfg.hdrs, cfg.nhdrs))
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	check_server();
-	for (i = 0; i < cfg.nhdrs; i++)
-		if (gp_http_add_header(G.http, cfg.hdrs[i]))
-			gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	if (gp_out_open(&G.out, cfg.out_path, cfg.gzip))
 		gp_die(GP_EXIT_SOFTWARE, "%s: %s", cfg.out_path ? cfg.out_path : "-", strerror(errno));
 	G.inflight.next = G.inflight.prev = &G.inflight;

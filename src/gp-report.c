@@ -1258,6 +1258,18 @@ static void sec_slo(struct gp_doc *d, const struct model *m)
 			    str(s, "baseline_file", ""));
 	else
 		gp_doc_para(d, "Origin: %s.", origin ? origin : "not stated in the record");
+	if (str(s, "baseline_arm", NULL) || !isnan(num(s, "baseline_rate_rps")) || str(s, "baseline_url", NULL))
+		gp_doc_para(d, "Baseline: arm %s at %s req/s through %s; it passed validity: %s; its rate is at or "
+			    "below the lowest rung: %s; the arms' URL: %s.", str(s, "baseline_arm", "n/a"),
+			    g4(num(s, "baseline_rate_rps")), str(s, "baseline_url", "a URL not recorded"),
+			    yesno(tri(s, "baseline_validity")), yesno(tri(s, "baseline_low_rate")),
+			    yesno(tri(s, "baseline_same_url")));
+	if (!isnan(num(s, "seed")) || !isnan(num(s, "level")))
+		gp_doc_para(d, "Analysis settings: seed %s, %s resamples, confidence level %s, knee target %s, "
+			    "minimum reps for a verdict %s, accelerators %s%s%s.", g4(num(s, "seed")),
+			    g4(num(s, "resamples")), g4(num(s, "level")), g4(num(s, "target")), g4(num(s, "min_reps")),
+			    g4(num(s, "accelerators")), str(s, "accelerators_from", NULL) ? " from " : "",
+			    str(s, "accelerators_from", ""));
 	TABLE(d, "rrlllr", "TTFT SLO (ms)", "TPOT SLO (ms)", "origin", "baseline statistic", "single-token requests",
 	      "multiple");
 	gp_doc_cell(d, "%s", g4(num(s, "ttft_ms")));

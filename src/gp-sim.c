@@ -49,6 +49,7 @@
 #include "engine.h"
 #include "kvcache.h"
 #include "log.h"
+#include "openai.h"
 #include "prom.h"
 #include "rng.h"
 #include "router.h"
@@ -60,7 +61,7 @@ static const char usage[] =
 "              [--ctx-ms-per-ktok X] [--max-num-batched-tokens N] [--no-chunked-prefill]\n"
 "              [--max-batch N] [--kv-blocks N] [--block-tokens N] [--speed 1,1,0.5,...]\n"
 "              [--receipt-header NAME] [--fault KIND=PROB ...] [--truth FILE]\n"
-"              [--max-unsent-kb N] [--seed S] [--stats]\n"
+"              [--max-unsent-kb N] [--tokens-per-chunk K] [--seed S] [--stats]\n"
 "              [--router PORT [--policy rr|chash|bounded|kv] [--balance-factor F]\n"
 "               [--router-fault kv_events_down|fallback]] [--help] [--version]\n"
 "\n"
@@ -88,6 +89,8 @@ static const char usage[] =
 "      --truth FILE         append one NDJSON truth record per request to FILE\n"
 "      --max-unsent-kb N    close a stream whose client lets more than N KiB of\n"
 "                           output pile up unsent (default 256)\n"
+"      --tokens-per-chunk K after the first token, stream K tokens per chunk\n"
+"                           (vLLM's stream interval; default 1)\n"
 "      --seed S             random seed (default 1)\n"
 "      --stats              on exit, print pacing statistics to stderr (and to\n"
 "                           the truth file)\n"
@@ -124,6 +127,7 @@ struct opts {
 	size_t max_unsent;		/* bytes queued per connection before we drop it */
 	uint64_t seed;
 	int stats;
+	long tokens_per_chunk;		/* tokens per content chunk after the first */
 	long router_port;		/* 0: no router */
 	int policy, router_fault;
 	double balance;
@@ -205,6 +209,8 @@ struct stream {
 	int chunked;			/* streamed reply with chunked encoding */
 	int slow;			/* closed: the client did not keep up */
 	struct evbuffer *text;		/* non-streaming: generated text */
+	char pend[1024];		/* streaming: tokens not yet in a chunk */
+	size_t pend_len;
 };
 
 static struct sim S;
@@ -582,20 +588,33 @@ static const char *token_word(const struct stream *s, long k)
 	return vocab[mix64(s->word_seed + (uint64_t)k) & 63];
 }
 
+/*
+ * Token k of s into the stream (openai.c writes the chunk bytes, as vLLM
+ * streams them).  Chat: a role-only chunk just before the first content
+ * chunk.  With --tokens-per-chunk K (vLLM's stream interval, or speculative
+ * decoding's accepted runs) token 1 goes alone, so TTFT stays exact, and
+ * later tokens are written K to a chunk (the last chunk may carry fewer).
+ */
 static void send_token(struct stream *s, long k)
 {
 	char buf[4096];
 	int n;
 	const char *w = token_word(s, k);
+	long per = s->b->sim->o.tokens_per_chunk;
+	size_t wl = strlen(w);
 
-	if (s->chat)
-		n = snprintf(buf, sizeof(buf), "%s\"choices\":[{\"index\":0,\"delta\":{%s\"content\":\"%s \"},"
-			     "\"logprobs\":null,\"finish_reason\":null}]}", s->head,
-			     k == 1 ? "\"role\":\"assistant\"," : "", w);
-	else
-		n = snprintf(buf, sizeof(buf), "%s\"choices\":[{\"index\":0,\"text\":\"%s \","
-			     "\"logprobs\":null,\"finish_reason\":null}]}", s->head, w);
-	if (n < 0 || (size_t)n >= sizeof(buf))
+	if (s->chat && k == 1 && (n = gp_oai_chunk_role(buf, sizeof(buf), s->head)) > 0)
+		send_event(s, buf, (size_t)n);
+	if (s->pend_len + wl + 1 < sizeof(s->pend)) {
+		memcpy(s->pend + s->pend_len, w, wl);
+		s->pend[s->pend_len + wl] = ' ';
+		s->pend_len += wl + 1;
+	}
+	if (!(k == 1 || per <= 1 || (k - 1) % per == 0 || k >= s->seq.out_tokens))
+		return;
+	n = gp_oai_chunk_content(buf, sizeof(buf), s->head, s->chat, s->pend, s->pend_len);
+	s->pend_len = 0;
+	if (n < 0)
 		return;
 	send_event(s, buf, (size_t)n);
 	s->b->sim->content_events++;
@@ -609,21 +628,13 @@ static const char *finish_reason(const struct stream *s)
 static void send_final(struct stream *s)
 {
 	char buf[4096];
-	int n;
+	int n = gp_oai_chunk_final(buf, sizeof(buf), s->head, s->chat, finish_reason(s));
 
-	if (s->chat)
-		n = snprintf(buf, sizeof(buf), "%s\"choices\":[{\"index\":0,\"delta\":{},"
-			     "\"logprobs\":null,\"finish_reason\":\"%s\"}]}", s->head, finish_reason(s));
-	else
-		n = snprintf(buf, sizeof(buf), "%s\"choices\":[{\"index\":0,\"text\":\"\","
-			     "\"logprobs\":null,\"finish_reason\":\"%s\"}]}", s->head, finish_reason(s));
-	if (n > 0 && (size_t)n < sizeof(buf))
+	if (n > 0)
 		send_event(s, buf, (size_t)n);
 	if (s->include_usage) {
-		n = snprintf(buf, sizeof(buf), "%s\"choices\":[],\"usage\":{\"prompt_tokens\":%ld,"
-			     "\"completion_tokens\":%ld,\"total_tokens\":%ld}}", s->head,
-			     s->seq.in_tokens, s->written, s->seq.in_tokens + s->written);
-		if (n > 0 && (size_t)n < sizeof(buf))
+		n = gp_oai_chunk_usage(buf, sizeof(buf), s->head, s->seq.in_tokens, s->written);
+		if (n > 0)
 			send_event(s, buf, (size_t)n);
 	}
 	send_event(s, "[DONE]", 6);
@@ -664,24 +675,15 @@ static void send_json(struct evhttp_request *req, int code, const char *reason,
 static void send_whole(struct stream *s)
 {
 	struct evbuffer *b = evbuffer_new();
-	char *text = evbuffer_strdup(s->text, NULL);
+	size_t tl;
+	char *text = evbuffer_strdup(s->text, &tl);
+	struct gp_oai_buf w = { 0 };
 
-	evbuffer_add_printf(b, "{\"id\":\"%s", s->chat ? "chatcmpl-" : "cmpl-");
-	json_esc(b, s->id);
-	evbuffer_add_printf(b, "\",\"object\":\"%s\",\"created\":%lld,\"model\":\"",
-			    s->chat ? "chat.completion" : "text_completion",
-			    (long long)s->b->sim->created);
-	json_esc(b, s->b->sim->o.model);
-	if (s->chat)
-		evbuffer_add_printf(b, "\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
-				    "\"content\":\"%s\"},\"logprobs\":null,\"finish_reason\":\"%s\"}],",
-				    text, finish_reason(s));
-	else
-		evbuffer_add_printf(b, "\",\"choices\":[{\"index\":0,\"text\":\"%s\",\"logprobs\":null,"
-				    "\"finish_reason\":\"%s\"}],", text, finish_reason(s));
-	evbuffer_add_printf(b, "\"usage\":{\"prompt_tokens\":%ld,\"completion_tokens\":%ld,"
-			    "\"total_tokens\":%ld}}", s->seq.in_tokens, s->written,
-			    s->seq.in_tokens + s->written);
+	if (gp_oai_whole_write(&w, s->chat, s->id, (long long)s->b->sim->created, s->b->sim->o.model, text,
+			       tl, finish_reason(s), s->seq.in_tokens, s->written))
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	evbuffer_add(b, w.p, w.len);
+	gp_oai_buf_release(&w);
 	free(text);
 	if (s->fault == F_BAD_FRAME || s->fault == F_DROP_DONE)	/* truncate: not JSON */
 		evbuffer_drain(b, evbuffer_get_length(b) / 2);
@@ -801,18 +803,6 @@ static void on_token(struct gp_seq *seq, int64_t t_sched, void *arg)
 
 /* ---- request parsing ---- */
 
-static void send_error(struct evhttp_request *req, int code, const char *reason,
-		       const char *type, const char *msg)
-{
-	struct evbuffer *b = evbuffer_new();
-
-	evbuffer_add_printf(b, "{\"error\":{\"message\":\"");
-	json_esc(b, msg);
-	evbuffer_add_printf(b, "\",\"type\":\"%s\",\"param\":null,\"code\":%d}}", type, code);
-	send_json(req, code, reason, b);
-	evbuffer_free(b);
-}
-
 /* Words of a text, hashed into the block chain.  Carries state across texts
  * (chat messages) so the prompt is one sequence of words. */
 struct tok {
@@ -879,20 +869,6 @@ static int tok_content(struct tok *t, const json_t *c)
 	return 0;
 }
 
-static int get_long(const json_t *o, const char *k, long *out, int *present)
-{
-	json_t *v = json_object_get(o, k);
-
-	*present = 0;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v))
-		return -1;
-	*out = (long)json_integer_value(v);
-	*present = 1;
-	return 0;
-}
-
 static enum fault pick_fault(struct backend *b)
 {
 	struct opts *o = &b->sim->o;
@@ -923,6 +899,48 @@ static void truth_reject(struct backend *b, const char *id, int64_t t_recv, long
 	truth_write(&tmp, code, code >= 500 || code == 429 ? "fault" : "rejected");
 }
 
+/* An error reply in vLLM's error object (openai.c writes it). */
+static void send_error(struct evhttp_request *req, int code, const char *reason,
+		       const char *type, const char *msg)
+{
+	struct gp_oai_reject rej;
+	struct evbuffer *out = evbuffer_new();
+
+	gp_oai_reject_set(&rej, code, type, "%s", msg);
+	evbuffer_add(out, rej.body, strlen(rej.body));
+	send_json(req, code, reason, out);
+	evbuffer_free(out);
+}
+
+/* The one reject path: the status and body openai.c chose, and a truth record. */
+static void send_reject(struct backend *b, struct evhttp_request *req, const struct gp_oai_reject *rej,
+			const char *id, int64_t t_recv, long in_tokens, enum fault f)
+{
+	struct evbuffer *out = evbuffer_new();
+
+	evbuffer_add(out, rej->body, strlen(rej->body));
+	send_json(req, rej->status, rej->reason, out);
+	evbuffer_free(out);
+	truth_reject(b, id, t_recv, in_tokens, f, rej->status);
+}
+
+/* The prompt's words into t: the chat messages' contents, or the prompt.
+ * 0, or -1 when a content is neither a string nor a list of parts. */
+static int tokenize(struct tok *t, const struct gp_oai_in *in)
+{
+	size_t i;
+	json_t *m;
+
+	if (!in->chat) {
+		tok_text(t, in->prompt);
+		return 0;
+	}
+	json_array_foreach(in->messages, i, m)
+		if (tok_content(t, json_object_get(m, "content")))
+			return -1;
+	return 0;
+}
+
 static void handle_completion(struct backend *b, struct evhttp_request *req, int chat)
 {
 	struct sim *sim = b->sim;
@@ -930,17 +948,17 @@ static void handle_completion(struct backend *b, struct evhttp_request *req, int
 	int64_t t_recv = gp_now_ns();
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
 	size_t blen = evbuffer_get_length(in);
-	const char *xid = evhttp_find_header(evhttp_request_get_input_headers(req), "X-Request-Id");
-	char idbuf[96], msg[256];
+	struct evkeyvalq *ih = evhttp_request_get_input_headers(req);
+	const char *xid = evhttp_find_header(ih, "X-Request-Id");
+	char idbuf[96], head[1024];
 	const char *id;
-	json_error_t jerr;
-	json_t *body, *v;
+	struct gp_oai_in q;
+	struct gp_oai_reject rej;
 	struct tok t;
-	long max_tokens = 16, min_tokens = 0;
-	int has_max = 0, has, ignore_eos = 0, streaming = 0, include_usage = 0;
+	long max_tokens, min_tokens;
+	int ignore_eos, streaming, include_usage;
 	enum fault f;
 	struct stream *s;
-	struct evbuffer *hb;
 
 	b->nreq++;
 	if (xid && *xid) {
@@ -949,104 +967,50 @@ static void handle_completion(struct backend *b, struct evhttp_request *req, int
 		snprintf(idbuf, sizeof(idbuf), "gpsim-%d-%llu", b->idx, (unsigned long long)b->nreq);
 		id = idbuf;
 	}
-	body = json_loadb((const char *)evbuffer_pullup(in, -1), blen, 0, &jerr);
-	if (!body || !json_is_object(body)) {
-		snprintf(msg, sizeof(msg), "request body is not a JSON object: %s", jerr.text);
-		send_error(req, 400, "Bad Request", "invalid_request_error", msg);
-		truth_reject(b, id, t_recv, 0, F_NONE, 400);
-		json_decref(body);
+	if (gp_oai_req_read(&q, chat, evhttp_find_header(ih, "Content-Type"),
+			    (const char *)evbuffer_pullup(in, -1), blen, &rej)) {
+		send_reject(b, req, &rej, id, t_recv, 0, F_NONE);
 		return;
 	}
-	v = json_object_get(body, "model");
-	if (v && json_is_string(v) && strcmp(json_string_value(v), o->model) != 0) {
-		snprintf(msg, sizeof(msg), "The model `%.100s` does not exist.", json_string_value(v));
-		send_error(req, 404, "Not Found", "NotFoundError", msg);
-		truth_reject(b, id, t_recv, 0, F_NONE, 404);
-		json_decref(body);
+	if (q.model && strcmp(q.model, o->model)) {
+		gp_oai_reject_model(&rej, q.model);
+		send_reject(b, req, &rej, id, t_recv, 0, F_NONE);
+		gp_oai_in_release(&q);
 		return;
 	}
 	memset(&t, 0, sizeof(t));
 	t.bt = o->eng.block_tokens;
 	t.prev = GP_KV_ROOT_KEY;
 	t.all = gp_kv_chain_begin(GP_KV_ROOT_KEY);
-	if (chat) {
-		json_t *msgs = json_object_get(body, "messages"), *m;
-		size_t i;
-
-		if (!json_is_array(msgs)) {
-			send_error(req, 400, "Bad Request", "invalid_request_error",
-				   "field 'messages' must be an array");
-			goto reject;
-		}
-		json_array_foreach(msgs, i, m) {
-			if (!json_is_object(m) || tok_content(&t, json_object_get(m, "content"))) {
-				send_error(req, 400, "Bad Request", "invalid_request_error",
-					   "each message must be an object with a string or parts 'content'");
-				goto reject;
-			}
-		}
-	} else {
-		json_t *p = json_object_get(body, "prompt");
-
-		if (json_is_string(p)) {
-			tok_text(&t, json_string_value(p));
-		} else if (json_is_array(p) && json_array_size(p) == 1 &&
-			   json_is_string(json_array_get(p, 0))) {
-			tok_text(&t, json_string_value(json_array_get(p, 0)));
-		} else {
-			send_error(req, 400, "Bad Request", "invalid_request_error",
-				   "field 'prompt' must be a string");
-			goto reject;
-		}
-	}
-	if (get_long(body, "max_tokens", &max_tokens, &has) ||
-	    (chat && get_long(body, "max_completion_tokens", &max_tokens, &has_max)) ||
-	    get_long(body, "min_tokens", &min_tokens, &has)) {
-		send_error(req, 400, "Bad Request", "invalid_request_error",
-			   "max_tokens, max_completion_tokens and min_tokens must be integers");
-		goto reject;
-	}
-	if (max_tokens < 1 || min_tokens < 0) {
-		send_error(req, 400, "Bad Request", "invalid_request_error",
-			   "max_tokens must be at least 1 and min_tokens at least 0");
-		goto reject;
-	}
-	v = json_object_get(body, "stream");
-	streaming = v && json_is_true(v);
-	v = json_object_get(body, "ignore_eos");
-	ignore_eos = v && json_is_true(v);
-	v = json_object_get(body, "stream_options");
-	if (v && json_is_object(v))
-		include_usage = json_is_true(json_object_get(v, "include_usage"));
-	if (t.n < 1) {
-		send_error(req, 400, "Bad Request", "invalid_request_error", "the prompt is empty");
-		goto reject;
-	}
-	if (t.n > o->max_model_len || t.n + max_tokens > o->max_model_len) {
-		snprintf(msg, sizeof(msg), "This model's maximum context length is %ld tokens. "
-			 "However, you requested %ld tokens (%ld in the messages, %ld in the "
-			 "completion). Please reduce the length of the messages or completion.",
-			 o->max_model_len, t.n + max_tokens, t.n, max_tokens);
-		send_error(req, 400, "Bad Request", "BadRequestError", msg);
-		truth_reject(b, id, t_recv, t.n, F_NONE, 400);
-		json_decref(body);
+	max_tokens = q.max_tokens < 0 ? 16 : q.max_tokens;
+	min_tokens = q.min_tokens;
+	ignore_eos = q.ignore_eos;
+	streaming = q.stream;
+	include_usage = q.include_usage;
+	if (tokenize(&t, &q))
+		gp_oai_reject_set(&rej, 400, "BadRequestError", "each message content must be a string or a list of parts");
+	else if (t.n < 1)
+		gp_oai_reject_set(&rej, 400, "BadRequestError", "the prompt is empty");
+	else if (t.n + max_tokens > o->max_model_len)
+		gp_oai_reject_context(&rej, o->max_model_len, t.n, max_tokens);
+	else
+		rej.status = 0;
+	gp_oai_in_release(&q);
+	if (rej.status) {
+		send_reject(b, req, &rej, id, t_recv, t.n, F_NONE);
 		free(t.keys);
 		return;
 	}
-	json_decref(body);
-	body = NULL;
 
 	f = pick_fault(b);
 	if (f == F_HTTP500 || f == F_HTTP429) {
 		if (f == F_HTTP429) {
 			evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", "1");
-			send_error(req, 429, "Too Many Requests", "rate_limit_exceeded",
-				   "injected fault: too many requests");
+			gp_oai_reject_set(&rej, 429, "rate_limit_exceeded", "injected fault: too many requests");
 		} else {
-			send_error(req, 500, "Internal Server Error", "InternalServerError",
-				   "injected fault: internal server error");
+			gp_oai_reject_set(&rej, 500, "InternalServerError", "injected fault: internal server error");
 		}
-		truth_reject(b, id, t_recv, t.n, f, f == F_HTTP429 ? 429 : 500);
+		send_reject(b, req, &rej, id, t_recv, t.n, f);
 		free(t.keys);
 		return;
 	}
@@ -1092,27 +1056,20 @@ static void handle_completion(struct backend *b, struct evhttp_request *req, int
 	if (gp_engine_blocks_needed(&b->eng, &s->seq) > (uint64_t)o->kv_blocks) {
 		/* It could never be scheduled: vLLM refuses such a model length at
 		 * start-up; we refuse the request. */
-		snprintf(msg, sizeof(msg), "This request needs %llu KV blocks of %ld tokens "
-			 "(%ld prompt + %ld completion tokens) but the engine has %ld "
-			 "(--kv-blocks).", (unsigned long long)gp_engine_blocks_needed(&b->eng, &s->seq),
-			 o->eng.block_tokens, t.n, s->seq.out_tokens, o->kv_blocks);
-		send_error(req, 400, "Bad Request", "BadRequestError", msg);
-		truth_reject(b, id, t_recv, t.n, F_NONE, 400);
+		gp_oai_reject_set(&rej, 400, "BadRequestError", "This request needs %llu KV blocks of %ld tokens "
+				  "(%ld prompt + %ld completion tokens) but the engine has %ld (--kv-blocks).",
+				  (unsigned long long)gp_engine_blocks_needed(&b->eng, &s->seq),
+				  o->eng.block_tokens, t.n, s->seq.out_tokens, o->kv_blocks);
+		send_reject(b, req, &rej, id, t_recv, t.n, F_NONE);
 		free(s->id);
 		free(s);
 		free(t.keys);
 		return;
 	}
-	hb = evbuffer_new();
-	evbuffer_add_printf(hb, "{\"id\":\"%s", chat ? "chatcmpl-" : "cmpl-");
-	json_esc(hb, s->id);
-	evbuffer_add_printf(hb, "\",\"object\":\"%s\",\"created\":%lld,\"model\":\"",
-			    chat ? "chat.completion.chunk" : "text_completion",
-			    (long long)sim->created);
-	json_esc(hb, o->model);
-	evbuffer_add(hb, "\",", 2);
-	s->head = evbuffer_strdup(hb, &s->headlen);
-	evbuffer_free(hb);
+	if (gp_oai_chunk_head(head, sizeof(head), chat, s->id ? s->id : "", (long long)sim->created, o->model) < 0)
+		gp_oai_chunk_head(head, sizeof(head), chat, "long-id", (long long)sim->created, o->model);
+	s->head = strdup(head);
+	s->headlen = s->head ? strlen(s->head) : 0;
 	if (!streaming)
 		s->text = evbuffer_new();
 	if (!s->id || !s->head || (!streaming && !s->text))
@@ -1132,13 +1089,8 @@ static void handle_completion(struct backend *b, struct evhttp_request *req, int
 	if (gp_engine_submit(&b->eng, &s->seq, engine_clock(b, t_recv)))
 		gp_die(GP_EXIT_SOFTWARE, "engine refused a request that fits");	/* checked above */
 	rearm(b);
-	return;
-
-reject:
-	truth_reject(b, id, t_recv, t.n, F_NONE, 400);
-	json_decref(body);
-	free(t.keys);
 }
+
 
 /* ---- other endpoints ---- */
 
@@ -1603,7 +1555,7 @@ static void engine_cfg(struct opts *o)
 
 enum { O_HOST = 256, O_MML, O_PROFILE, O_PREFILL, O_DMS, O_DMSSEQ, O_CTX, O_BUDGET, O_NOCHUNK,
        O_BATCH, O_KVB, O_BT, O_SPEED, O_RECEIPT, O_FAULT, O_TRUTH, O_UNSENT, O_SEED, O_STATS,
-       O_HELP, O_VERSION, O_ROUTER, O_POLICY, O_BALANCE, O_RFAULT };
+       O_HELP, O_VERSION, O_ROUTER, O_POLICY, O_BALANCE, O_RFAULT, O_TPC };
 
 /* The engine's options: 1 when c was one of them. */
 static int parse_engine_opt(struct opts *o, int c, const char *arg)
@@ -1648,6 +1600,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		{ "truth", required_argument, NULL, O_TRUTH },
 		{ "max-unsent-kb", required_argument, NULL, O_UNSENT },
 		{ "seed", required_argument, NULL, O_SEED },
+		{ "tokens-per-chunk", required_argument, NULL, O_TPC },
 		{ "stats", no_argument, NULL, O_STATS },
 		{ "router", required_argument, NULL, O_ROUTER },
 		{ "policy", required_argument, NULL, O_POLICY },
@@ -1695,6 +1648,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 			o->max_unsent = (size_t)gp_opt_long("--max-unsent-kb", optarg, 1, 1L << 30) << 10;
 			break;
 		case O_SEED: o->seed = gp_opt_u64("--seed", optarg); break;
+		case O_TPC: o->tokens_per_chunk = gp_opt_long("--tokens-per-chunk", optarg, 1, 64); break;
 		case O_STATS: o->stats = 1; break;
 		case O_ROUTER: o->router_port = gp_opt_long("--router", optarg, 1, 65535); break;
 		case O_POLICY:

@@ -42,14 +42,15 @@ test_expect_success 'streaming chat: exact SSE framing' '
 	# every event is one "data: " line followed by one blank line
 	awk "NR % 2 == 1 && !/^data: / { exit 1 } NR % 2 == 0 && \$0 != \"\" { exit 1 } END { exit NR % 2 }" sse.out &&
 	test "$(tail -n 2 sse.out | head -n 1)" = "data: [DONE]" &&
-	test "$(grep -c "^data: " sse.out)" = 7 &&
+	test "$(grep -c "^data: " sse.out)" = 8 &&
 	grep "^data: {" sse.out | sed "s/^data: //" | jq -e . >/dev/null
 '
-test_expect_success 'streaming chat: one token per content event, then finish_reason' '
+test_expect_success 'streaming chat: a role-only first chunk (as vLLM), one token per content event, then finish_reason' '
 	grep "^data: {" sse.out | sed "s/^data: //" >ev.json &&
 	test "$(jq -r "select(.choices[0].delta.content != null) | .choices[0].delta.content" ev.json | grep -c "^[a-z]* $")" = 5 &&
 	test "$(jq -r "select(.choices[0].finish_reason != null) | .choices[0].finish_reason" ev.json)" = length &&
-	test "$(sed -n 6p ev.json | jq -r ".choices[0].delta | length")" = 0 &&
+	test "$(sed -n 7p ev.json | jq -r ".choices[0].delta | length")" = 0 &&
+	sed -n 1p ev.json | jq -e ".choices[0].delta == {\"role\":\"assistant\",\"content\":\"\"} and .choices[0].finish_reason == null" >/dev/null &&
 	jq -se "map(select(.choices[0].delta.content != null)) | all(.object == \"chat.completion.chunk\" and .model == \"m\")" ev.json >/dev/null
 '
 test_expect_success 'include_usage adds a usage chunk with correct counts' '
@@ -70,12 +71,12 @@ test_expect_success 'completions endpoint streams choices[0].text' '
 '
 test_expect_success 'max_completion_tokens is honoured too' '
 	post /v1/chat/completions "$(chat ",\"max_completion_tokens\":3,\"ignore_eos\":true,\"stream\":true")" >mct.out &&
-	test "$(grep -c "\"content\"" mct.out)" = 3
+	test "$(grep -c "\"content\":\"[a-z]" mct.out)" = 3
 '
 test_expect_success 'without ignore_eos: length <= max_tokens, deterministic per prompt' '
 	for p in "one two" "three four five" "six" "seven eight nine ten" "eleven"; do
-		post /v1/chat/completions "$(chat ",\"max_tokens\":40,\"stream\":true" "$p")" | grep -c "\"content\"" >>len1
-		post /v1/chat/completions "$(chat ",\"max_tokens\":40,\"stream\":true" "$p")" | grep -c "\"content\"" >>len2
+		post /v1/chat/completions "$(chat ",\"max_tokens\":40,\"stream\":true" "$p")" | grep -c "\"content\":\"[a-z]" >>len1
+		post /v1/chat/completions "$(chat ",\"max_tokens\":40,\"stream\":true" "$p")" | grep -c "\"content\":\"[a-z]" >>len2
 	done &&
 	cmp len1 len2 &&
 	awk "\$1 < 1 || \$1 > 40 { exit 1 }" len1 &&
@@ -83,13 +84,13 @@ test_expect_success 'without ignore_eos: length <= max_tokens, deterministic per
 '
 test_expect_success 'stop vs length finish reasons match the length' '
 	post /v1/chat/completions "$(chat ",\"max_tokens\":40,\"stream\":true" "six")" >st.out &&
-	n=$(grep -c "\"content\"" st.out) &&
+	n=$(grep -c "\"content\":\"[a-z]" st.out) &&
 	fr=$(grep -o "\"finish_reason\":\"[a-z]*\"" st.out) &&
 	if [ "$n" = 40 ]; then test "$fr" = "\"finish_reason\":\"length\""; else test "$fr" = "\"finish_reason\":\"stop\""; fi
 '
 test_expect_success 'min_tokens bounds the early stop from below' '
 	for p in a b c d e f; do
-		post /v1/chat/completions "$(chat ",\"max_tokens\":12,\"min_tokens\":10,\"stream\":true" "$p")" | grep -c "\"content\""
+		post /v1/chat/completions "$(chat ",\"max_tokens\":12,\"min_tokens\":10,\"stream\":true" "$p")" | grep -c "\"content\":\"[a-z]"
 	done >minlen &&
 	awk "\$1 < 10 || \$1 > 12 { exit 1 }" minlen
 '
@@ -126,18 +127,18 @@ test_expect_success 'GET /health is 200' '
 '
 test_expect_success 'a prompt longer than --max-model-len is a 400 with an OpenAI error' '
 	long=$(seq 1 70 | sed "s/^/w/" | tr "\n" " ") &&
-	code=$(curl -s -o err.json -w "%{http_code}" -d "{\"prompt\":\"$long\",\"max_tokens\":1}" "http://127.0.0.1:$SIM_PORT/v1/completions") &&
+	code=$(curl -H Content-Type:application/json -s -o err.json -w "%{http_code}" -d "{\"prompt\":\"$long\",\"max_tokens\":1}" "http://127.0.0.1:$SIM_PORT/v1/completions") &&
 	test "$code" = 400 &&
 	jq -e ".error.message | test(\"maximum context length is 64\")" err.json &&
 	jq -e ".error.type and (.error | has(\"param\")) and (.error | has(\"code\"))" err.json
 '
 test_expect_success 'prompt + max_tokens over the context is refused too' '
-	test "$(curl -s -o /dev/null -w "%{http_code}" -d "{\"prompt\":\"a b c\",\"max_tokens\":62}" "http://127.0.0.1:$SIM_PORT/v1/completions")" = 400 &&
-	test "$(curl -s -o /dev/null -w "%{http_code}" -d "{\"prompt\":\"a b c\",\"max_tokens\":61}" "http://127.0.0.1:$SIM_PORT/v1/completions")" = 200
+	test "$(curl -H Content-Type:application/json -s -o /dev/null -w "%{http_code}" -d "{\"prompt\":\"a b c\",\"max_tokens\":62}" "http://127.0.0.1:$SIM_PORT/v1/completions")" = 400 &&
+	test "$(curl -H Content-Type:application/json -s -o /dev/null -w "%{http_code}" -d "{\"prompt\":\"a b c\",\"max_tokens\":61}" "http://127.0.0.1:$SIM_PORT/v1/completions")" = 200
 '
-test_expect_success 'bad JSON is a 400, a wrong model a 404, a wrong path a 404' '
-	test "$(curl -s -o /dev/null -w "%{http_code}" -d "{oops" "http://127.0.0.1:$SIM_PORT/v1/completions")" = 400 &&
-	test "$(curl -s -o /dev/null -w "%{http_code}" -d "{\"model\":\"other\",\"prompt\":\"a\"}" "http://127.0.0.1:$SIM_PORT/v1/completions")" = 404 &&
+test_expect_success 'bad JSON is a 422 (as FastAPI), a wrong model a 404, a wrong path a 404' '
+	test "$(curl -H Content-Type:application/json -s -o /dev/null -w "%{http_code}" -d "{oops" "http://127.0.0.1:$SIM_PORT/v1/completions")" = 422 &&
+	test "$(curl -H Content-Type:application/json -s -o /dev/null -w "%{http_code}" -d "{\"model\":\"other\",\"prompt\":\"a\"}" "http://127.0.0.1:$SIM_PORT/v1/completions")" = 404 &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$SIM_PORT/nope")" = 404 &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$SIM_PORT/v1/chat/completions")" = 405
 '

@@ -6,7 +6,7 @@
 words() { seq "$2" "$(($2 + $1 - 1))" | sed 's/^/w/' | tr '\n' ' '; }
 P=$(words 2000 1)
 req() { # PORT ID
-	curl -sS -N -H "X-Request-Id: $2" -d "{\"prompt\":\"$P\",\"max_tokens\":4,\"ignore_eos\":true,\"stream\":true}" \
+	curl -H Content-Type:application/json -sS -N -H "X-Request-Id: $2" -d "{\"prompt\":\"$P\",\"max_tokens\":4,\"ignore_eos\":true,\"stream\":true}" \
 		"http://127.0.0.1:$1/v1/completions" >"$2.out"
 }
 metric() { # PORT NAME
@@ -45,7 +45,7 @@ test_expect_success 'each backend has its own metrics' '
 test_expect_success 'the truth log and the receipt name the serving backend' '
 	test "$(jq -r "select(.id == \"b0\") | .backend" truth.ndjson)" = "127.0.0.1:$P1" &&
 	test "$(jq -r "select(.id == \"a0\") | .backend" truth.ndjson)" = "127.0.0.1:$P0" &&
-	curl -sS -D h.txt -o /dev/null -d "{\"prompt\":\"x\",\"max_tokens\":1}" "http://127.0.0.1:$P2/v1/completions" &&
+	curl -H Content-Type:application/json -sS -D h.txt -o /dev/null -d "{\"prompt\":\"x\",\"max_tokens\":1}" "http://127.0.0.1:$P2/v1/completions" &&
 	grep -i "^x-receipt:" h.txt | grep -q "prefill=127.0.0.1:$P2;decode=127.0.0.1:$P2"
 '
 test_expect_success '--speed 1,0.25: backend 1 prefills 4x slower; the list repeats its last value' '

@@ -7,7 +7,7 @@
 rec_is() { jq -se "map(select(.id == \"$1\")) | length == 1 and (.[0] | $2)" truth.ndjson; }
 req() { # ID MAX_TOKENS [curl args]
 	_i=$1 _m=$2; shift 2
-	curl -sS -N "$@" -H "X-Request-Id: $_i" \
+	curl -H Content-Type:application/json -sS -N "$@" -H "X-Request-Id: $_i" \
 		-d "{\"prompt\":\"a b c d\",\"max_tokens\":$_m,\"ignore_eos\":true,\"stream\":true}" \
 		"http://127.0.0.1:$SIM_PORT/v1/completions"
 }
@@ -15,7 +15,7 @@ req() { # ID MAX_TOKENS [curl args]
 start_sim --truth truth.ndjson --stats
 test_expect_success 'one truth record per request, ids from X-Request-Id' '
 	for i in 1 2 3 4 5 6 7 8 9 10; do req "id-$i" 3 >/dev/null & done; wait &&
-	curl -sS -d "{\"prompt\":\"x\",\"max_tokens\":2}" "http://127.0.0.1:$SIM_PORT/v1/completions" >/dev/null &&
+	curl -H Content-Type:application/json -sS -d "{\"prompt\":\"x\",\"max_tokens\":2}" "http://127.0.0.1:$SIM_PORT/v1/completions" >/dev/null &&
 	test "$(jq -s "map(select(.type == \"truth\")) | length" truth.ndjson)" = 11 &&
 	jq -r "select(.id | startswith(\"id-\")) | .id" truth.ndjson | sort >ids &&
 	seq 1 10 | sed "s/^/id-/" | sort >want && cmp ids want &&

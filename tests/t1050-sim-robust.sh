@@ -10,7 +10,7 @@ PY=/usr/bin/python3
 metrics() { curl -sS "http://127.0.0.1:$SIM_PORT/metrics"; }
 lengths() { # prompts -> out_tokens without ignore_eos, one per line
 	for p in "one two" "three four five" "six" "seven eight nine ten" "eleven" "x y z"; do
-		curl -sS -N -d "{\"prompt\":\"$p\",\"max_tokens\":50,\"stream\":true}" \
+		curl -H Content-Type:application/json -sS -N -d "{\"prompt\":\"$p\",\"max_tokens\":50,\"stream\":true}" \
 			"http://127.0.0.1:$SIM_PORT/v1/completions" | grep -c "\"text\":\"[a-z]"
 	done
 }
@@ -44,7 +44,7 @@ test_expect_success 'after a slow reader the engine slot is free and the sim ser
 	test "$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$SIM_PORT/health")" = 200
 '
 test_expect_success 'a client that reads keeps its stream under the same cap' '
-	curl -sS -N -H "X-Request-Id: fast1" -d "{\"prompt\":\"a\",\"max_tokens\":20000,\"ignore_eos\":true,\"stream\":true}" \
+	curl -H Content-Type:application/json -sS -N -H "X-Request-Id: fast1" -d "{\"prompt\":\"a\",\"max_tokens\":20000,\"ignore_eos\":true,\"stream\":true}" \
 		"http://127.0.0.1:$SIM_PORT/v1/completions" >fast.out &&
 	grep -q "^data: \[DONE\]" fast.out &&
 	jq -se "map(select(.id == \"fast1\")) | .[0].end == \"done\" and .[0].out_tokens == 20000" truth.ndjson
@@ -74,14 +74,14 @@ lengths >len-a
 test_expect_success 'rejected requests get exactly one truth record each' '
 	long=$(seq 1 40000 | sed "s/^/w/" | tr "\n" " ") &&
 	printf "{\"prompt\":\"%s\",\"max_tokens\":1}" "$long" >big.json &&
-	test "$(curl -s -o /dev/null -w "%{http_code}" -H "X-Request-Id: toolong" -d @big.json "http://127.0.0.1:$SIM_PORT/v1/completions")" = 400 &&
-	test "$(curl -s -o /dev/null -w "%{http_code}" -H "X-Request-Id: badjson" -d "{x" "http://127.0.0.1:$SIM_PORT/v1/chat/completions")" = 400 &&
+	test "$(curl -H Content-Type:application/json -s -o /dev/null -w "%{http_code}" -H "X-Request-Id: toolong" -d @big.json "http://127.0.0.1:$SIM_PORT/v1/completions")" = 400 &&
+	test "$(curl -H Content-Type:application/json -s -o /dev/null -w "%{http_code}" -H "X-Request-Id: badjson" -d "{x" "http://127.0.0.1:$SIM_PORT/v1/chat/completions")" = 422 &&
 	jq -se "map(select(.id == \"toolong\")) | length == 1 and (.[0] | .http_status == 400 and .end == \"rejected\" and .ttft_ms == null and .in_tokens == 40000)" s1.ndjson &&
-	jq -se "map(select(.id == \"badjson\")) | length == 1 and .[0].http_status == 400" s1.ndjson
+	jq -se "map(select(.id == \"badjson\")) | length == 1 and .[0].http_status == 422" s1.ndjson
 '
 test_expect_success 'metrics: counters never go down, histograms cumulative, +Inf = count' '
 	metrics >ma &&
-	curl -sS -d "{\"prompt\":\"p q\",\"max_tokens\":5,\"ignore_eos\":true}" "http://127.0.0.1:$SIM_PORT/v1/completions" >/dev/null &&
+	curl -H Content-Type:application/json -sS -d "{\"prompt\":\"p q\",\"max_tokens\":5,\"ignore_eos\":true}" "http://127.0.0.1:$SIM_PORT/v1/completions" >/dev/null &&
 	metrics >mb &&
 	awk "FNR == NR && /_total|_count|_sum|_bucket/ { a[\$1] = \$2; next }
 	     /_total|_count|_sum|_bucket/ { n++; if (!(\$1 in a) || \$2 + 0 < a[\$1] + 0) { print \"went down: \" \$1; exit 1 } }

@@ -109,6 +109,18 @@ test_expect_success 'OPENAI_API_KEY is used when GP_API_KEY is unset, and kept s
 	sel ".id == \"r1\"" seen.ndjson | all_of ".auth == \"Bearer sk-other-SECRET456\"" &&
 	! grep -r SECRET456 run2.ndjson err2
 '
+test_expect_success '--api-key-file: the key from the file wins over the environment, kept secret' '
+	: >seen.ndjson &&
+	printf "file-FILEKEY789\n" >key.txt &&
+	GP_API_KEY=env-ENVKEY gp-replay --url $URL --model m --api-key-file key.txt --max-requests 1 trace.ndjson >run5.ndjson 2>err5 &&
+	sel ".id == \"r1\"" seen.ndjson | all_of ".auth == \"Bearer file-FILEKEY789\"" &&
+	! grep -r FILEKEY789 run5.ndjson err5 &&
+	sel ".type == \"run\"" run5.ndjson | all_of ".api_key == true"
+'
+test_expect_code 2 'an unreadable --api-key-file is a usage error that does not print a key' '
+	gp-replay --url $URL --model m --api-key-file no-such.key trace.ndjson >/dev/null 2>err6; rc=$?
+	grep -q "no-such.key" err6 && exit $rc
+'
 test_expect_success 'receipt from the completion id, split into prefill and decode; backend header' '
 	sel ".type == \"request\" and .id == \"r1\"" run.ndjson | all_of "
 		.receipt == \"chatcmpl-___prefill_addr_10.0.0.1:8000___decode_addr_10.0.0.2:8001_r1\" and

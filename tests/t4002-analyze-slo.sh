@@ -20,10 +20,13 @@ req() { # ARM REP ID TTFT TPOT OUTCOME
 	req base 1 b1 100 10 ok; req base 1 b2 100 10 ok; req base 1 b3 200 20 ok
 	req base 1 b4 400 40 ok; req base 1 b5 1000 100 ok
 	req base 1 b6 null null failed; req base 1 b7 5 null single_token
+	echo '{"type":"run","run":"b","arm":"base","rep":1,"rate_rps":1,"url":"http://127.0.0.1:8080"}'
+	echo '{"type":"validity","kept":1,"discarded":0,"rules":[]}'
 } >baseline.ndjson
 # The measured run: TTFT 350/450, TPOT 35/45 in every combination.
 {
 	req a 1 r1 350 35 ok; req a 1 r2 350 45 ok; req a 1 r3 450 35 ok; req a 1 r4 450 45 ok
+	echo '{"type":"run","run":"r","arm":"a","rep":1,"rate_rps":1,"url":"http://127.0.0.1:8080"}'
 	echo '{"type":"validity","kept":1,"discarded":0,"rules":[]}'
 } >run.ndjson
 
@@ -54,10 +57,36 @@ test_expect_success 'baseline SLO with --slo-stat p90, mean, p99' '
 	near "$(jq -r "select(.type == \"slo\") | .ttft_ms" o)" 976
 '
 
+# The baseline's provenance (method §9.1): validity passed, one arm, a low
+# rate, the same URL as the arms — or the slo record says it was not.
+test_expect_success 'baseline provenance: arm, rate, url, validity in the slo record' '
+	gp-analyze --slo-baseline baseline.ndjson --slo-multiple 2 --resamples 200 run.ndjson >o &&
+	jall "select(.type == \"slo\") | .baseline_arm == \"base\" and .baseline_rate_rps == 1
+		and .baseline_url == \"http://127.0.0.1:8080\" and .baseline_validity == true
+		and .baseline_low_rate == true and .baseline_same_url == true" o &&
+	sed "s/8080/9999/" baseline.ndjson >other-url.ndjson &&
+	gp-analyze --slo-baseline other-url.ndjson --slo-multiple 2 --resamples 200 run.ndjson >o &&
+	jall "select(.type == \"slo\") | .baseline_same_url == false" o
+'
+test_expect_code 65 'a baseline that has not passed validity is refused' '
+	grep -v validity baseline.ndjson >raw.ndjson &&
+	gp-analyze --slo-baseline raw.ndjson --slo-multiple 2 run.ndjson 2>err;
+	rc=$?; grep -q "raw.ndjson: the baseline has not passed the validity filter" err && exit $rc
+'
+test_expect_code 65 'a baseline of two arms is refused' '
+	{ cat baseline.ndjson; req other 1 z 100 10 ok; } >two.ndjson &&
+	gp-analyze --slo-baseline two.ndjson --slo-multiple 2 run.ndjson 2>err;
+	rc=$?; grep -q "arms .base. and .other.: a baseline is one arm" err && exit $rc
+'
+test_expect_success '--pass copies the baseline ok requests for the integrity re-derivation' '
+	gp-analyze --pass --slo-baseline baseline.ndjson --slo-multiple 2 --resamples 200 run.ndjson >o &&
+	test $(jq -c "select(.type == \"baseline_request\")" o | wc -l) = 5 &&
+	jall "select(.type == \"baseline_request\") | .arm == \"base\" and (.ttft_ms | type) == \"number\"" o
+'
 test_expect_code 65 'a baseline without ok requests is a data error naming the file' '
-	req base 1 x null null failed >empty.ndjson &&
+	{ req base 1 x null null failed; echo "{\"type\":\"validity\"}"; } >empty.ndjson &&
 	gp-analyze --slo-baseline empty.ndjson --slo-multiple 2 run.ndjson 2>err;
-	rc=$?; grep -q "empty.ndjson" err && exit $rc
+	rc=$?; grep -q "empty.ndjson: no ok request records" err && exit $rc
 '
 
 test_expect_code 2 'no SLO at all is a usage error' 'gp-analyze run.ndjson'

@@ -12,7 +12,7 @@ back() { r=$1 a=$2; shift 2; gp-verify validity "$r" | cat - "$a" | gp-verify pu
 # st FILE: "check=status ..." of every integrity record
 st() { jq -r 'select(.type=="integrity") | "\(.check)=\(.status)"' "$1" | tr '\n' ' '; }
 detail() { jq -r --arg c "$2" 'select(.type=="integrity" and .check==$c) | .detail' "$1"; }
-ALL_OK="denominator=ok conservation=ok units=ok recount=ok cv=ok interval=ok "
+ALL_OK="denominator=ok conservation=ok units=ok recount=ok cv=ok interval=ok slo=ok "
 
 for AWK in mawk gawk; do
 command -v $AWK >/dev/null || { say "$AWK missing"; continue; }
@@ -40,14 +40,29 @@ test_expect_success "[$AWK] planted between-rep variance: the design-effect widt
 	jq -c "if .type==\"request\" and .arm==\"cache\" and .rep >= 4 and .outcome==\"ok\"
 		then .ttft_ms*=3 | .tpot_ms*=3 | .e2e_ms*=3 else . end" "$R" >r &&
 	live r >out; test $? = 1 &&
-	test "$(st out)" = "denominator=ok conservation=ok units=ok recount=ok cv=ok interval=fail " &&
+	test "$(st out)" = "denominator=ok conservation=ok units=ok recount=ok cv=ok interval=fail slo=ok " &&
 	detail out interval | grep -q "^cache at 4 rps: per-rep t-interval half-width .* design effect .* over the bound"
+'
+
+# A baseline SLO: rr's first run, filtered, as the unloaded baseline; the
+# integrity check re-derives the SLO from the baseline requests gp-analyze
+# --pass copies, and a tampered slo record fails it.
+test_expect_success "[$AWK] a baseline SLO is re-derived from the baseline requests" '
+	jq -c "select(.run == \"rr-r1\")" "$R" | gp-verify validity >base.ndjson &&
+	gp-verify validity "$R" | gp-analyze --pass --slo-baseline base.ndjson --slo-multiple 3 \
+		--floor rr --resamples 500 --accelerators 2 >a.ndjson &&
+	gp-verify publish -q --awk "$AWK" --fleet "$F" <a.ndjson >out;
+	test "$(jq -r "select(.type==\"integrity\" and .check==\"slo\") | .status" out)" = ok &&
+	detail out slo | grep -q "^re-derived from 3[0-9] baseline requests: 3 x p50" &&
+	jq -c "if .type==\"slo\" then .tpot_ms += 0.5 else . end" a.ndjson |
+		gp-verify publish -q --awk "$AWK" --fleet "$F" >out; test $? = 1 &&
+	test "$(jq -r "select(.type==\"integrity\" and .check==\"slo\") | .status" out)" = fail
 '
 
 test_expect_success "[$AWK] a changed count in a trailer fails the denominator" '
 	jq -c "if .type==\"run_end\" and .run==\"rr-r2\" then .attempted=41 else . end" "$R" >r &&
 	back r "$A" >out; test $? = 1 &&
-	test "$(st out)" = "denominator=fail conservation=fail units=ok recount=ok cv=ok interval=ok " &&
+	test "$(st out)" = "denominator=fail conservation=fail units=ok recount=ok cv=ok interval=ok slo=ok " &&
 	detail out denominator | grep -q "rr at 4 rps rep 2: 40 request records, run_end attempted 41"
 '
 
@@ -68,7 +83,7 @@ test_expect_success "[$AWK] a lost request record fails the denominator and cons
 test_expect_success "[$AWK] a request the analyzer lost (goodfrac parts short of attempted) fails conservation" '
 	jq -c "if .type==\"goodfrac\" and .arm==\"rr\" and .rep==1 then .paired-=1 else . end" "$A" >a &&
 	back "$R" a >out; test $? = 1 &&
-	test "$(st out)" = "denominator=ok conservation=fail units=ok recount=ok cv=ok interval=ok " &&
+	test "$(st out)" = "denominator=ok conservation=fail units=ok recount=ok cv=ok interval=ok slo=ok " &&
 	detail out conservation | grep -q "goodfrac rr at 4 rps rep 1: paired"
 '
 
@@ -115,7 +130,7 @@ test_expect_success "[$AWK] e2e shorter than ttft fails the unit check" '
 test_expect_success "[$AWK] a goodfrac that does not match the recount fails it" '
 	jq -c "if .type==\"goodfrac\" and .arm==\"cache\" and .rep==2 then .good+=1 | .good_fraction=(.good/.attempted) else . end" "$A" >a &&
 	back "$R" a >out; test $? = 1 &&
-	test "$(st out)" = "denominator=ok conservation=ok units=ok recount=fail cv=ok interval=ok " &&
+	test "$(st out)" = "denominator=ok conservation=ok units=ok recount=fail cv=ok interval=ok slo=ok " &&
 	detail out recount | grep -q "^cache at 4 rps rep 2: recount"
 '
 
@@ -137,19 +152,19 @@ test_expect_success "[$AWK] the single-token policy comes from the slo record" '
 test_expect_success "[$AWK] a CV that does not match the per-rep recount fails the cv check" '
 	jq -c "if .type==\"arm_summary\" and .arm==\"rr\" then .cv=0.05 else . end" "$A" >a &&
 	back "$R" a >out; test $? = 1 &&
-	test "$(st out)" = "denominator=ok conservation=ok units=ok recount=ok cv=fail interval=ok "
+	test "$(st out)" = "denominator=ok conservation=ok units=ok recount=ok cv=fail interval=ok slo=ok "
 '
 
 test_expect_success "[$AWK] a pooled interval that disagrees with the per-rep t-interval fails" '
 	jq -c "if .type==\"arm_summary\" and .arm==\"cache\" then .good_fraction_pooled |= (.est=0.6 | .lo=0.55 | .hi=0.65) else . end" "$A" >a &&
 	back "$R" a >out; test $? = 1 &&
-	test "$(st out)" = "denominator=ok conservation=ok units=ok recount=ok cv=ok interval=fail " &&
+	test "$(st out)" = "denominator=ok conservation=ok units=ok recount=ok cv=ok interval=fail slo=ok " &&
 	detail out interval | grep -q "^cache at 4 rps: per-rep t-interval"
 '
 
 test_expect_success "[$AWK] without analysis records the analysis checks are not checked" '
 	gp-verify validity "$R" | gp-verify publish -q --awk "$AWK" --fleet "$F" >out; test $? = 1 &&
-	test "$(st out)" = "denominator=ok conservation=ok units=ok recount=not_checked cv=not_checked interval=not_checked " &&
+	test "$(st out)" = "denominator=ok conservation=ok units=ok recount=not_checked cv=not_checked interval=not_checked slo=not_checked " &&
 	only() { jq -c "select(.type==\"integrity\" and .status==\"not_checked\")" out; } &&
 	test "$(only | jq -r .ok | sort -u)" = null
 '

@@ -50,15 +50,16 @@ EOF2
 gp-trace synth --requests 40 --rate-rps 20 --keys 4 --prefix-tokens 512 --input-tokens 600 --output-tokens 16 --seed 5 >trace.ndjson 2>/dev/null
 
 test_expect_success 'live: 5 reps replayed against gp-sim pass every gate' '
-	# A run whose client fell behind its schedule (a loaded test machine) is
-	# discarded by validity; like a campaign, run that rep again (at most 8 times).
+	# A run whose client fell behind its schedule by a margin that matters (a
+	# loaded test machine) is discarded by validity; like a campaign, run that
+	# rep again (at most 8 times).
 	for rep in 1 2 3 4 5; do
 		for try in 1 2 3 4 5 6 7 8; do
 			gp-replay --url "http://127.0.0.1:$P0" --model gp-sim --arm direct --rep $rep \
 				--rate-rps 20 --deadline-s 20 --receipt-header x-gp-receipt \
 				--scrape "http://127.0.0.1:$P0/metrics" --scrape "http://127.0.0.1:$P1/metrics" \
 				-o run$rep.ndjson.gz <trace.ndjson 2>>replay.log || exit 1
-			zcat run$rep.ndjson.gz | jq -e "select(.type==\"run_end\") | .client_behind == false" >/dev/null && break
+			gp-verify validity run$rep.ndjson.gz 2>/dev/null | tail -n 1 | jq -e ".discarded == 0" >/dev/null && break
 		done
 	done &&
 	cat run*.ndjson.gz | gp-verify validity >v.ndjson &&
@@ -67,8 +68,9 @@ test_expect_success 'live: 5 reps replayed against gp-sim pass every gate' '
 	gp-verify publish -q --fleet fleet.json --rep-cap 5 --allow-missing health,probe <a.ndjson >out;
 	test "$(jq -r "select(.type==\"integrity\") | .status" out | sort -u)" = ok &&
 	jq -c "select(.type==\"dual_proof\")" out | jq -e ".evidence==\"backend_prefix_cache\" and .decision_ok and .delivery_ok" &&
-	tail -n 1 out | jq -e ".publishable and (.allowed_missing | length) == 2
-		and (.reasons | map(select(startswith(\"allowed_missing: \"))) | length) == 2"
+	{ tail -n 1 out | jq -e ".publishable and (.allowed_missing | length) == 2
+		and (.reasons | map(select(startswith(\"allowed_missing: \"))) | length) == 2" ||
+	  { tail -n 1 out; false; }; }
 '
 # What it must show (issue 13): strict by default.  The live stream has no
 # health records and no probe: not publishable, naming both.

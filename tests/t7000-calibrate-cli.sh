@@ -87,14 +87,25 @@ test_expect_success 'a target answering with the fleet receipt header is refused
 	test $? = 2 && grep -q "answers with the X-GP-Receipt header" err && test ! -s out &&
 	test "$(grep -c "\"backend\":\"127.0.0.1:$B1\"" truth.ndjson)" = 1
 '
-jq ".gateway = {\"backend_header\": \"x-gp-receipt\"}" fleet.json >fleet-g.json
-test_expect_success 'gateway.backend_header (any case) refuses it too' '
+jq ".backend_header = \"x-gp-receipt\"" fleet.json >fleet-g.json
+test_expect_success 'the fleet backend_header (any case) refuses it too' '
 	gp-calibrate --fleet fleet-g.json --endpoint b1 --role prefill $fast >out 2>err
 	test $? = 2 && grep -q "answers with the x-gp-receipt header" err
 '
 test_expect_success '--backend-header refuses it too' '
 	gp-calibrate --fleet fleet.json --endpoint b1 --role prefill --backend-header X-GP-Receipt $fast >out 2>err
 	test $? = 2 && grep -q "gateway" err
+'
+# gp-sim's router is a real gateway: it names the backend in X-GP-Backend.
+RP=$(free_port_range 3) || exit 1
+gp-sim --port $RP --backends 2 --router $((RP + 2)) --policy rr 2>>sim.log &
+cleanup_pid $!
+wait_port $((RP + 2)) || exit 1
+jq ".backend_header = \"X-GP-Backend\" | .vips = []" fleet.json >fleet-rt.json
+test_expect_success 'a gateway that is not in the fleet as a VIP is refused by its header' '
+	gp-calibrate --fleet fleet-rt.json --endpoint http://127.0.0.1:$((RP + 2)) \
+		--metrics-url http://127.0.0.1:$RP/metrics --role prefill $fast >out 2>err
+	test $? = 2 && grep -q "answers with the X-GP-Backend header of a gateway" err
 '
 test_expect_code 2 'an unknown backend name is a usage error' \
 	'gp-calibrate --fleet fleet.json --endpoint b9 --role prefill'

@@ -27,11 +27,11 @@ cat >fleet.json <<EOF
  "inflight_metrics": ["vllm:num_requests_running", "vllm:num_requests_waiting"]}
 EOF
 # 1000-token prompts: 40 req/s at speed 1, 20 at 0.5.  Short steps (0.3 s
-# warmup, 1 s hold); the lateness bound and the full step are loose because
-# the machine is shared (a send 100 ms late is a descheduled client) — the
-# queue, not the clock, carries the verdict.
-gp-calibrate protocol --start-rps 10 --ramp 1.5 --warmup-s 0.3 --hold-s 1 --hold-requests 10 \
-	--prefill-input-tokens 1000 --sample-s 0.05 --late-ms 100 --full-step-pct 80 >protocol.json
+# warmup, 1.5 s hold); the lateness bound (1 s) and the full step are loose
+# because the machine is shared (a send 100 ms late is a descheduled client,
+# t7020 tests the late driver) — the queue, not the clock, carries the verdict.
+gp-calibrate protocol --start-rps 10 --ramp 1.5 --warmup-s 0.3 --hold-s 1.5 --hold-requests 10 \
+	--prefill-input-tokens 1000 --sample-s 0.05 --late-ms 1000 --full-step-pct 80 --max-steps 10 >protocol.json
 
 within() { # FILE EXPECTED: one capacity record within 15 % of EXPECTED
 	jq -s -e --argjson e "$2" 'map(select(.type == "capacity")) | length == 1 and
@@ -56,19 +56,22 @@ test_expect_success 'every field written is documented in doc/records.md' '
 		grep -q "\`$k\`" rec.md || { echo "undocumented: $k"; exit 1; }
 	done
 '
-test_expect_success 'steps ramp geometrically and every attempt is accounted for' '
+# The steps as judged: a re-run (which a loaded machine may cause) replaces
+# the record of the step it re-ran.
+STEPS='map(select(.type == "calib_step")) | group_by(.step) | map(.[-1])'
+test_expect_success 'every attempt is accounted for, and steps ramp geometrically' '
 	jq -s -e "map(select(.type == \"calib_step\")) |
-		all(.[]; .sent == .ok + .failed + .cut and .failed == 0) and
-		([.[].target_rps] == [range(length)] | not) and
+		all(.[]; .sent == .ok + .failed + .cut and .failed == 0)" b1.ndjson >/dev/null &&
+	jq -s -e "$STEPS | length >= 3 and
 		all(range(1; length) as \$i | .[\$i].target_rps / .[\$i - 1].target_rps; . > 1.4999 and . < 1.5001)" b1.ndjson >/dev/null
 '
 test_expect_success 'the plateau: its steps queue up (diverging) and the capacity is their mean' '
-	jq -s -e ".[-1] as \$c | map(select(.type == \"calib_step\")) | .[-1].queue_diverging == true and
+	jq -s -e ".[-1] as \$c | $STEPS | .[-1].queue_diverging == true and
 		(\$c.plateau_steps | length) == 3 and
 		(([.[\$c.plateau_steps[]].delivered_tok_s] | add / 3) - \$c.capacity_tok_s | fabs) < 1e-6" b1.ndjson >/dev/null
 '
 test_expect_success 'below capacity the queue does not diverge and delivery tracks the offer' '
-	jq -s -e "map(select(.type == \"calib_step\" and .target_rps * 1000 < 0.7 * $PREFILL_TOK_S)) |
+	jq -s -e "$STEPS | map(select(.target_rps * 1000 < 0.7 * $PREFILL_TOK_S)) |
 		length >= 2 and all(.[]; .queue_diverging == false and
 		(.delivered_tok_s / (.target_rps * 1000) - 1 | fabs) < 0.15)" b1.ndjson >/dev/null
 '

@@ -25,8 +25,11 @@ EOF
 # 8-token prompts, 32 output tokens: a request lives ~0.32 s, so 0.5 s of
 # warmup reaches the steady state; 800 tok/s is 25 req/s.  (inflight_metrics
 # absent from the fleet: vLLM's running + waiting by default.)
-proto='--start-rps 5 --ramp 1.5 --warmup-s 0.5 --hold-s 1 --hold-requests 10
-	--decode-input-tokens 8 --decode-output-tokens 32 --sample-s 0.05 --late-ms 100 --full-step-pct 80'
+# The lateness bound is 1 s (a shared machine deschedules the driver); the
+# throttled client below is late by its cap, not by the clock.
+proto='--start-rps 5 --ramp 1.5 --warmup-s 0.5 --hold-s 1.5 --hold-requests 10
+	--decode-input-tokens 8 --decode-output-tokens 32 --sample-s 0.05 --late-ms 1000 --full-step-pct 80
+	--max-steps 10'
 
 test_expect_success 'decode: saturated, not suspect, within 15 % of batch / step time (exit 0)' '
 	gp-calibrate --fleet fleet.json --endpoint d1 --role decode $proto -o d1.ndjson 2>err &&
@@ -38,17 +41,19 @@ test_expect_success 'decode counts output tokens: prompt tokens/s are not the me
 	jq -s -e "map(select(.type == \"calib_step\")) | all(.[]; .delivered_tok_s == .output_tok_s)" d1.ndjson >/dev/null
 '
 
+# The throttled client's plateau is its own request latency, which a loaded
+# machine jitters: a 15 % flat band keeps the verdict about the queue.
 test_expect_success 'a throttled client (--max-inflight 1): SUSPECT, re-run once, no capacity (exit 1)' '
 	gp-calibrate --fleet fleet.json --endpoint d1 --role decode $proto --max-inflight 1 \
-		-o thr.ndjson 2>err
+		--plateau-pct 15 -o thr.ndjson 2>err
 	test $? = 1 &&
 	jq -s -e ".[-1] | .verdict == \"suspect\" and .suspect and (.saturated | not) and
 		.capacity_tok_s == null and .observed_tok_s > 0 and
 		(.reasons | index(\"queue_not_diverging\")) != null" thr.ndjson >/dev/null
 '
 say "throttled: observed $(jq -r 'select(.type == "capacity") | .observed_tok_s' thr.ndjson) tok/s (client-bound), no capacity"
-test_expect_success 'the throttled sweep: the suspect step re-run once, the driver flagged late' '
-	jq -s -e "map(select(.type == \"calib_step\")) | (map(select(.rerun)) | length) == 1 and
+test_expect_success 'the throttled sweep: its last step is the re-run of a suspect one, the driver late' '
+	jq -s -e "map(select(.type == \"calib_step\")) | (map(select(.rerun)) | length) >= 1 and
 		.[-1].rerun and .[-2].suspect and .[-2].step == .[-1].step and
 		.[-1].capped_sends > 0 and .[-1].late and (.[-1].queue_diverging | not)" thr.ndjson >/dev/null
 '

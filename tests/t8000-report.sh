@@ -136,7 +136,9 @@ test_expect_success 'newer analysis fields: knee intervals, edge advice, knee_co
 		grep -F "$head" new/report.md | grep -qF "| $v |" || { echo "knee_compare: $head $v"; exit 1; }
 	done <kc &&
 	r=$(jq -r "select(.type == \"compare\") | .tost.reason" $DATA/analysis-new.ndjson) && test "$r" != null &&
-	grep -qF "| fails: $r |" new/report.md
+	grep -qF "| fails: $r |" new/report.md &&
+	jq -r "select(.type == \"slo\") | \"seed \(.seed), \(.resamples) resamples, confidence level \(.level)\"" \
+		$DATA/analysis-new.ndjson >set && grep -qF "Analysis settings: $(cat set)" new/report.md
 '
 test_expect_success 'an arm has one colour in every plot' '
 	for a in rr hash; do

@@ -4,7 +4,8 @@
 #   Q  request      arm rate rep run outcome error ttft_ms tpot_ms e2e_ms out_tokens has_receipt
 #   H  run header   arm rate rep run deadline_s
 #   E  run_end      arm rate rep run attempted ok single_token failed invalid_framing
-#   S  slo          ttft_ms tpot_ms single_token_policy
+#   S  slo          ttft_ms tpot_ms single_token_policy origin baseline_stat multiple
+#   B  baseline_request  ttft_ms tpot_ms   (gp-analyze --pass copies the baseline's ok requests)
 #   G  goodfrac     arm rate rep attempted good paired single_token failed good_fraction
 #   A  arm_summary  arm rate reps mean_good_fraction cv
 #                   pooled_est pooled_lo pooled_hi pooled_level
@@ -21,7 +22,9 @@ elif .type == "run" then
 elif .type == "run_end" then
 	["E", .arm, .rate_rps, .rep, .run, .attempted, .ok, .single_token, .failed, .invalid_framing]
 elif .type == "slo" then
-	["S", .ttft_ms, .tpot_ms, (.single_token // .single_token_policy)]
+	["S", .ttft_ms, .tpot_ms, (.single_token // .single_token_policy), .origin, .baseline_stat, .multiple]
+elif .type == "baseline_request" then
+	["B", .ttft_ms, .tpot_ms]
 elif .type == "goodfrac" then
 	["G", .arm, .rate_rps, .rep, .attempted, .good, .paired, .single_token, .failed, .good_fraction]
 elif .type == "arm_summary" then

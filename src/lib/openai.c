@@ -548,11 +548,9 @@ int gp_oai_req_read(struct gp_oai_in *in, int chat, const char *content_type, co
 
 		snprintf(msg, sizeof(msg), "%s: line %d column %d (char %d)", jerr.text, jerr.line, jerr.column,
 			 jerr.position);
-		for (char *c = msg; *c; c++)	/* jansson quotes raw input: keep the body JSON */
-			if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
-				*c = '\'';
-			else if ((unsigned char)*c >= 0x80)
-				*c = '?';
+		for (char *c = msg; *c; c++)
+			if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+				*c = '\'';	/* jansson quotes the input: keep the body JSON */
 		reject_422(rej, (const char *const[]){ "", msg, "value_error.jsondecode", NULL });
 		return -1;
 	}
@@ -562,8 +560,6 @@ int gp_oai_req_read(struct gp_oai_in *in, int chat, const char *content_type, co
 	}
 	model = json_object_get(in->root, "model");
 	msgs = json_object_get(in->root, "messages");
-	if (!model || json_is_null(model))
-		miss[k++] = "model", miss[k++] = "field required", miss[k++] = "value_error.missing";
 	if (chat && (!msgs || json_is_null(msgs)))
 		miss[k++] = "messages", miss[k++] = "field required", miss[k++] = "value_error.missing";
 	if (!chat && !json_object_get(in->root, "prompt"))
@@ -573,7 +569,7 @@ int gp_oai_req_read(struct gp_oai_in *in, int chat, const char *content_type, co
 		reject_422(rej, miss);
 		goto bad;
 	}
-	if (!json_is_string(model)) {
+	if (model && !json_is_null(model) && !json_is_string(model)) {
 		reject_422(rej, (const char *const[]){ "model", "str type expected", "type_error.str", NULL });
 		goto bad;
 	}
@@ -581,7 +577,7 @@ int gp_oai_req_read(struct gp_oai_in *in, int chat, const char *content_type, co
 		reject_422(rej, (const char *const[]){ "messages", "value is not a valid list", "type_error.list", NULL });
 		goto bad;
 	}
-	in->model = json_string_value(model);
+	in->model = json_string_value(model);	/* NULL: the served model */
 	in->messages = chat ? msgs : NULL;
 	if (check_prompt(in, rej) || check_types(in, rej) || check_values(in, rej))
 		goto bad;
@@ -671,4 +667,34 @@ int gp_oai_chunk_usage(char *buf, size_t cap, const char *head, long prompt_toke
 	return fit(snprintf(buf, cap, "%s\"choices\":[],\"usage\":{\"prompt_tokens\":%ld,"
 			    "\"completion_tokens\":%ld,\"total_tokens\":%ld}}", head, prompt_tokens,
 			    completion_tokens, prompt_tokens + completion_tokens), cap);
+}
+
+int gp_oai_whole_write(struct gp_oai_buf *b, int chat, const char *id, long long created, const char *model,
+		       const char *text, size_t n, const char *finish_reason, long prompt_tokens,
+		       long completion_tokens)
+{
+	char num[200];
+	int rc = 0;
+
+	b->len = 0;
+	rc |= add_str(b, chat ? "{\"id\":\"chatcmpl-" : "{\"id\":\"cmpl-");
+	rc |= need(b, esc(NULL, id, strlen(id)));
+	if (!rc) {
+		b->len += esc(b->p + b->len, id, strlen(id));
+		b->p[b->len] = '\0';
+	}
+	snprintf(num, sizeof(num), "\",\"object\":\"%s\",\"created\":%lld,\"model\":",
+		 chat ? "chat.completion" : "text_completion", created);
+	rc |= add_str(b, num);
+	rc |= gp_oai_buf_jstr(b, model, strlen(model));
+	rc |= add_str(b, chat ? ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+			      : ",\"choices\":[{\"index\":0,\"text\":");
+	rc |= gp_oai_buf_jstr(b, text, n);
+	rc |= add_str(b, chat ? "}," : ",");
+	rc |= add_str(b, "\"logprobs\":null,\"finish_reason\":");
+	rc |= gp_oai_buf_jstr(b, finish_reason, strlen(finish_reason));
+	snprintf(num, sizeof(num), "}],\"usage\":{\"prompt_tokens\":%ld,\"completion_tokens\":%ld,"
+		 "\"total_tokens\":%ld}}", prompt_tokens, completion_tokens, prompt_tokens + completion_tokens);
+	rc |= add_str(b, num);
+	return rc ? -1 : 0;
 }

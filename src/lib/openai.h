@@ -131,7 +131,7 @@ struct gp_oai_reject {
 struct gp_oai_in {
 	json_t *root;			/* owned */
 	int chat;
-	const char *model;		/* borrowed from root */
+	const char *model;		/* borrowed from root; NULL when not given */
 	const json_t *messages;		/* chat: the array */
 	const char *prompt;		/* completions: the text */
 	long max_tokens;		/* -1 when not given */
@@ -145,8 +145,9 @@ struct gp_oai_in {
  * Checks, in FastAPI's order: a declared JSON media type
  * (application/json or application/…+json; otherwise the body is not read
  * as JSON and validation fails with 422 "value is not a valid dict"), valid
- * JSON (422), an object (422), required fields (model; messages for chat,
- * prompt for completions: 422 "field required"), field types (422), then
+ * JSON (422), an object (422), required fields (messages for chat, prompt
+ * for completions: 422 "field required"; model is optional, as in vLLM ≥ 0.6,
+ * which serves its own model then), field types (422), then
  * vLLM's own checks (400: max_tokens ≥ 1, min_tokens ≥ 0 and ≤ max_tokens,
  * messages non-empty).  0 with *in filled (release it), or -1 with *rej
  * filled (nothing to release).
@@ -185,5 +186,15 @@ int gp_oai_chunk_content(char *buf, size_t cap, const char *head, int chat, cons
 int gp_oai_chunk_final(char *buf, size_t cap, const char *head, int chat, const char *finish_reason);
 /* The usage chunk: "choices":[] and usage {prompt, completion, total}. */
 int gp_oai_chunk_usage(char *buf, size_t cap, const char *head, long prompt_tokens, long completion_tokens);
+
+/*
+ * A whole, non-streamed response (stream false): chat.completion with
+ * choices[0].message {role assistant, content text}, or text_completion
+ * with choices[0].text; finish_reason; usage.  Written to b (b->len reset).
+ * 0 or -1 (out of memory).
+ */
+int gp_oai_whole_write(struct gp_oai_buf *b, int chat, const char *id, long long created, const char *model,
+		       const char *text, size_t n, const char *finish_reason, long prompt_tokens,
+		       long completion_tokens);
 
 #endif

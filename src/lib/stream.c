@@ -48,22 +48,42 @@ void gp_stream_release(struct gp_stream *s)
 	s->itl_n = s->itl_cap = 0;
 }
 
-int gp_stream_headers(struct gp_http *h, int streaming, const char *api_key)
+/* Does one of the user's header lines name the header of `line`? */
+static int named(const char *line, const char *const *user, int nuser)
+{
+	size_t n = strcspn(line, ":");
+	int i;
+
+	for (i = 0; i < nuser; i++)
+		if (!strncasecmp(user[i], line, n) && user[i][n] == ':')
+			return 1;
+	return 0;
+}
+
+int gp_stream_headers_with(struct gp_http *h, int streaming, const char *api_key, const char *const *user,
+			   int nuser)
 {
 	char line[4200];
-	int rc = 0;
+	int rc = 0, i;
 
-	if (gp_http_add_header(h, GP_OAI_CONTENT_TYPE))
+	if (!named(GP_OAI_CONTENT_TYPE, user, nuser) && gp_http_add_header(h, GP_OAI_CONTENT_TYPE))
 		return -1;
-	if (streaming && gp_http_add_header(h, GP_OAI_ACCEPT_SSE))
+	if (streaming && !named(GP_OAI_ACCEPT_SSE, user, nuser) && gp_http_add_header(h, GP_OAI_ACCEPT_SSE))
 		return -1;
-	if (api_key) {
+	if (api_key && !named("Authorization:", user, nuser)) {
 		if (snprintf(line, sizeof(line), "Authorization: Bearer %s", api_key) >= (int)sizeof(line))
 			return -1;
 		rc = gp_http_add_header(h, line);
 		explicit_bzero(line, sizeof(line));
 	}
+	for (i = 0; !rc && i < nuser; i++)
+		rc = gp_http_add_header(h, user[i]);
 	return rc;
+}
+
+int gp_stream_headers(struct gp_http *h, int streaming, const char *api_key)
+{
+	return gp_stream_headers_with(h, streaming, api_key, NULL, 0);
 }
 
 static int key_ok(const char *k)

@@ -93,8 +93,12 @@ void gp_stream_release(struct gp_stream *s);
  * Add the header lines every request carries to the engine: Content-Type:
  * application/json, Accept: text/event-stream (when streaming) and, when
  * api_key is not NULL, Authorization: Bearer <key> (the copy that was built
- * is wiped).  0 or -1.
+ * is wiped); then the user's own lines ("Name: value", e.g. from -H), which
+ * replace ours of the same name.  0 or -1.
  */
+int gp_stream_headers_with(struct gp_http *h, int streaming, const char *api_key, const char *const *user,
+			   int nuser);
+/* The same without user lines. */
 int gp_stream_headers(struct gp_http *h, int streaming, const char *api_key);
 
 /*

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz-openai — libFuzzer harness: the wire module's readers (openai.h). */
+/* fuzz-openai — libFuzzer harness: the request reader, writer and error-body reader. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,83 +8,63 @@
 #include "openai.h"
 
 /*
- * Byte 0 picks the reader, the rest is its input:
- *   0, 1  gp_oai_req_read (chat, completions) with Content-Type
- *         application/json: accepted requests must carry a model and their
- *         prompt, refusals a 4xx status and a JSON error body that
- *         gp_oai_error_read reads back non-empty;
- *   2     gp_oai_chunk_read: [DONE] or a chunk or EBAD, nothing else;
- *   3     gp_oai_error_read with a secret: the secret never survives, the
- *         output is NUL-terminated, within cap (from byte 0) and free of
- *         control characters.
+ * Byte 0 picks the API (bit 0: chat) and the Content-Type (bit 1: form);
+ * the rest is a request body.  Invariants: a rejection's body is JSON; a
+ * request the reader accepts, written again by the writer, is accepted
+ * again with the same model, limit and prompt; the error-body reader's
+ * message is bounded, NUL-terminated and free of control characters.
  */
-#define SECRET "sk-fuzzSECRETfuzz0123456789"
-
-static void req(int chat, const char *s, size_t n)
-{
-	struct gp_oai_in in;
-	struct gp_oai_reject rej;
-	char msg[256];
-	json_t *j;
-
-	if (gp_oai_req_read(&in, chat, "application/json", s, n, &rej) == 0) {
-		if (!in.root || !in.model || (chat ? !in.messages : !in.prompt))
-			abort();
-		gp_oai_in_release(&in);
-		return;
-	}
-	if (rej.status < 400 || rej.status > 499 || !rej.reason || !memchr(rej.body, '\0', sizeof(rej.body)))
-		abort();
-	j = json_loads(rej.body, 0, NULL);
-	if (!j)
-		abort();
-	json_decref(j);
-	if (!gp_oai_error_read(rej.body, strlen(rej.body), NULL, msg, sizeof(msg)))
-		abort();
-}
-
-static void err_body(const char *s, size_t n, size_t cap)
-{
-	char out[1100];
-	size_t len = gp_oai_error_read(s, n, SECRET, out, cap);
-
-	if (len >= cap || out[len] != '\0' || strlen(out) != len)
-		abort();
-	if (strstr(out, SECRET))
-		abort();
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
-			abort();
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
-	struct gp_sse_chunk c;
-	char *s;
-	int r;
+	struct gp_oai_in in, in2;
+	struct gp_oai_reject rej;
+	struct gp_oai_buf b = { 0 };
+	char msg[64];
+	size_t k;
+	int chat;
 
 	if (n < 1)
 		return 0;
-	s = malloc(n);		/* exact size: ASan sees any read past the end */
-	if (!s)
+	chat = d[0] & 1;
+	k = gp_oai_error_read((const char *)d + 1, n - 1, "sekrit", msg, sizeof(msg));
+	if (k >= sizeof(msg) || strlen(msg) != k)
+		abort();
+	for (size_t i = 0; i < k; i++)
+		if ((unsigned char)msg[i] < 0x20)
+			abort();
+	if (gp_oai_req_read(&in, chat, d[0] & 2 ? "application/x-www-form-urlencoded" : "application/json",
+			    (const char *)d + 1, n - 1, &rej)) {
+		json_t *o = json_loads(rej.body, 0, NULL);
+
+		if (!o || rej.status < 400)
+			abort();
+		json_decref(o);
 		return 0;
-	memcpy(s, d + 1, n - 1);
-	switch (d[0] & 3) {
-	case 0:
-	case 1:
-		req(!(d[0] & 1), s, n - 1);
-		break;
-	case 2:
-		r = gp_oai_chunk_read(s, n - 1, &c);
-		if (r != GP_OAI_CHUNK && r != GP_OAI_DONE && r != GP_OAI_EBAD)
-			abort();
-		if (r == GP_OAI_CHUNK && !memchr(c.id, '\0', sizeof(c.id)))
-			abort();
-		break;
-	default:
-		err_body(s, n - 1, 1 + (d[0] >> 2) * 17 % 1100);
-		break;
 	}
-	free(s);
+	if (d[0] & 2)
+		abort();	/* a form body is never read */
+	if (in.model && (!chat || json_array_size(in.messages) > 0)) {
+		struct gp_oai_req q = { 0 };
+
+		q.chat = chat;
+		q.model = in.model;
+		q.messages = chat ? in.messages : NULL;
+		q.prompt = chat ? NULL : in.prompt;
+		q.prompt_len = q.prompt ? strlen(q.prompt) : 0;
+		q.max_tokens = in.max_tokens > 0 ? in.max_tokens : 0;
+		q.stream = 1;
+		q.include_usage = in.include_usage;
+		if (!gp_oai_req_write(&b, &q)) {
+			if (gp_oai_req_read(&in2, chat, "application/json", b.p, b.len, &rej))
+				abort();
+			if (strcmp(in2.model, in.model) || in2.max_tokens != in.max_tokens ||
+			    (!chat && strcmp(in2.prompt, in.prompt)) ||
+			    (chat && json_array_size(in2.messages) != json_array_size(in.messages)))
+				abort();
+			gp_oai_in_release(&in2);
+		}
+		gp_oai_buf_release(&b);
+	}
+	gp_oai_in_release(&in);
 	return 0;
 }

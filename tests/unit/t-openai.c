@@ -117,9 +117,12 @@ static void request_rejects(void)
 	/* fuzz-openai found it: jansson's message quotes raw input bytes, and a
 	 * byte that is not UTF-8 made the 422 body invalid JSON. */
 	rejects(1, CT, "{\"el\":\"6\\\xde\x92\"}", 422,
-		"body: invalid escape near ''6'?': line 1 column 10 (char 10)");
+		"body: invalid escape near ''6''': line 1 column 10 (char 10)");
 	rejects(1, CT, "[1]", 422, "body: value is not a valid dict");
-	rejects(1, CT, "{\"messages\":[]}", 422, "body.model: field required");
+	rejects(1, CT, "{\"model\":7,\"messages\":[]}", 422, "body.model: str type expected");
+	ok(gp_oai_req_read(&in, 1, CT, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", 44, &rej) == 0 &&
+	   in.model == NULL, "no model: accepted, model NULL (vLLM serves its own)");
+	gp_oai_in_release(&in);
 	rejects(1, CT, "{\"model\":\"m\"}", 422, "body.messages: field required");
 	rejects(0, CT, "{\"model\":\"m\"}", 422, "body.prompt: field required");
 	rejects(1, CT, "{\"model\":\"m\",\"messages\":[],\"max_tokens\":\"x\"}", 422,
@@ -192,6 +195,28 @@ static void round_trip_chunks(void)
 	ok(c.has_error, "in-stream error seen");
 }
 
+static void whole_responses(void)
+{
+	struct gp_oai_buf b = { 0 };
+	json_t *o;
+
+	ok(gp_oai_whole_write(&b, 1, "r\"1", 5, "m", "a b ", 4, "length", 3, 2) == 0, "whole chat written");
+	o = json_loadb(b.p, b.len, 0, NULL);
+	ok(o != NULL, "whole chat is JSON");
+	is_str(json_string_value(json_object_get(o, "id")), "chatcmpl-r\"1", "id");
+	is_str(json_string_value(json_object_get(o, "object")), "chat.completion", "object");
+	is_str(json_string_value(json_object_get(json_object_get(json_array_get(json_object_get(o, "choices"), 0),
+				 "message"), "content")), "a b ", "message content");
+	is_int(json_integer_value(json_object_get(json_object_get(o, "usage"), "total_tokens")), 5, "usage total");
+	json_decref(o);
+	ok(gp_oai_whole_write(&b, 0, "x", 5, "m", "w ", 2, "stop", 1, 1) == 0, "whole completion written");
+	o = json_loadb(b.p, b.len, 0, NULL);
+	is_str(json_string_value(json_object_get(json_array_get(json_object_get(o, "choices"), 0), "text")), "w ",
+	       "completion text");
+	json_decref(o);
+	gp_oai_buf_release(&b);
+}
+
 static void error_bodies(void)
 {
 	char out[64];
@@ -229,5 +254,6 @@ int main(void)
 	request_rejects();
 	round_trip_chunks();
 	error_bodies();
+	whole_responses();
 	return done_testing();
 }
