@@ -8,6 +8,7 @@
 #   make install    PREFIX=/usr/local DESTDIR= (tools, man pages, awk/jq scripts,
 #                   LICENSE and README in PREFIX/share/doc/gp)
 #   make fuzz       libFuzzer harnesses (clang), FUZZ_SECONDS each (not part of check)
+#   make memcheck   each tool's e2e path under valgrind (Debian: valgrind; not in check)
 #
 # User CFLAGS are appended to ours, never replace them.
 
@@ -46,7 +47,7 @@ MANPAGES  := $(sort $(wildcard doc/*.1))
 LIB_OBJ     := $(patsubst src/lib/%.c,build/obj/lib/%.o,$(LIB_SRC))
 LIB_OBJ_SAN := $(patsubst src/lib/%.c,build/san/lib/%.o,$(LIB_SRC))
 
-.PHONY: all check check-run unit e2e demo demo-run bench bench-run deps deps-check install uninstall clean lint fuzz
+.PHONY: all check check-run unit e2e demo demo-run bench bench-run deps deps-check install uninstall clean lint fuzz memcheck
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -161,6 +162,11 @@ fuzz-run-%: build/fuzz/fuzz-%
 		-print_final_stats=1 -artifact_prefix=build/fuzz/crash-$*- \
 		build/fuzz/corpus-$* >build/fuzz/log-$* 2>&1 || \
 		{ tail -40 build/fuzz/log-$*; echo "fuzz-$*: FAILED"; touch build/fuzz/failed-$*; }
+
+# memcheck: tests/memcheck.sh runs every tool's end-to-end path under valgrind
+# memcheck (Debian: valgrind) and fails on any error or definitely lost block.
+memcheck: all
+	GP_BIN=$(CURDIR)/bin sh tests/memcheck.sh
 
 clean:
 	rm -rf build $(TOOLS)

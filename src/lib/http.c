@@ -484,6 +484,26 @@ static void drain(struct gp_http *h)
 	}
 }
 
+/*
+ * epoll_pwait2 (nanosecond timeout), or epoll_wait with the timeout rounded
+ * up to a millisecond where the kernel (before 5.11), a seccomp filter or
+ * valgrind does not have it (ENOSYS, remembered for the process).
+ */
+static int wait_events(struct gp_http *h, const struct timespec *ts)
+{
+	static int no_pwait2;
+	int max = (int)(sizeof(h->ev) / sizeof(h->ev[0])), n;
+
+	if (!no_pwait2) {
+		n = epoll_pwait2(h->epfd, h->ev, max, ts, NULL);
+		if (n >= 0 || errno != ENOSYS)
+			return n;
+		no_pwait2 = 1;
+	}
+	return epoll_wait(h->epfd, h->ev, max,
+			  ts ? (int)(ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000) : -1);
+}
+
 int gp_http_poll(struct gp_http *h, int64_t wake_ns)
 {
 	int64_t now = gp_now_ns(), until = wake_ns < h->timer_ns ? wake_ns : h->timer_ns;
@@ -496,8 +516,7 @@ int gp_http_poll(struct gp_http *h, int64_t wake_ns)
 		ts.tv_sec = (time_t)(d / GP_NS_PER_S);
 		ts.tv_nsec = (long)(d % GP_NS_PER_S);
 	}
-	n = epoll_pwait2(h->epfd, h->ev, (int)(sizeof(h->ev) / sizeof(h->ev[0])),
-			 until == INT64_MAX ? NULL : &ts, NULL);
+	n = wait_events(h, until == INT64_MAX ? NULL : &ts);
 	if (n < 0) {
 		if (errno != EINTR)
 			return -1;
