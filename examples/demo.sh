@@ -151,7 +151,7 @@ cat "$OUT/verdict.ndjson" >>"$OUT/analysis.ndjson"
 say "result"
 jq -r 'select(.type=="slo") | "SLO: TTFT \(.ttft_ms|floor) ms, TPOT \(.tpot_ms*10|floor/10) ms (\(.origin), x\(.multiple))"' "$OUT/analysis.ndjson"
 jq -r 'select(.type=="arm_summary") | "\(.arm)\t\(.rate_rps) req/s\tgood \(.mean_good_fraction*1000|floor/1000)\tcv \(.cv // "-")\tTTFT p50 \(.ttft_ms.p50.est // "-") ms\tTPOT p50 \(.tpot_ms.p50.est // "-") ms"' "$OUT/analysis.ndjson"
-jq -r 'select(.type=="compare") | "\(.arm) vs \(.vs) @ \(.rate_rps) req/s: \(.verdict) (diff \(.diff*1000|floor/1000), CI [\(.lo*1000|floor/1000), \(.hi*1000|floor/1000)])"' "$OUT/analysis.ndjson"
+jq -r 'select(.type=="compare") | "\(.arm) vs \(.vs) @ \(.rate_rps) req/s: \(.verdict) (diff \(if .diff == null then "-" else .diff*1000|floor/1000 end), CI [\(if .lo == null then "-" else .lo*1000|floor/1000 end), \(if .hi == null then "-" else .hi*1000|floor/1000 end)])"' "$OUT/analysis.ndjson"
 jq -r 'select(.type=="knee") | "knee \(.arm): highest rung clearing \(.target) is \(.rate_rps // "none") req/s, goodput@SLO \((.goodput_rps_per_accel // 0) * 100 | floor / 100) req/s per accelerator; interpolated crossing \((.crossing_rate_rps // 0) * 10 | floor / 10) req/s"' "$OUT/analysis.ndjson"
 jq -r 'select(.type=="verdict") | "verdict: \(if .publishable then "PUBLISHABLE" else "NOT PUBLISHABLE" end) \(.reasons|join("; "))"' "$OUT/analysis.ndjson"
 echo "records: $OUT/ (runs/, analysis.ndjson, verdict.ndjson)" >&2

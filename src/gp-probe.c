@@ -464,7 +464,7 @@ static void parse_opts(int argc, char **argv)
 			break;
 		case O_VIP: o->vip = optarg; break;
 		case 'n': o->requests = gp_opt_long("--requests", optarg, 1, 10000000); break;
-		case 'k': o->keys = gp_opt_long("--keys", optarg, 1, 1000000); break;
+		case 'k': o->keys = gp_opt_long("--keys", optarg, 1, 100000); break;
 		case 'c': o->concurrency = gp_opt_long("--concurrency", optarg, 1, 100000); break;
 		case O_INTERVAL: o->interval_ms = gp_opt_long("--interval-ms", optarg, 1, 3600000); break;
 		case O_PROMPT: o->prompt_tokens = gp_opt_long("--prompt-tokens", optarg, 1, 1000000); break;

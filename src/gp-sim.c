@@ -433,6 +433,8 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 		if (gp_now_ns() - t0 > ADVANCE_SLICE_NS)
 			break;
 	}
+	if (b->eng.oom)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	rearm(b);
 	b->sim->timer_cbs++;
 	b->sim->timer_ns += gp_now_ns() - t0;
@@ -483,8 +485,10 @@ static void abort_conn(struct stream *s, const char *raw, int discard)
 
 #define LAG_LATE_NS (5 * GP_NS_PER_MS)	/* "late" for the overload warning */
 #define LAG_WARN_EVERY_NS (10 * GP_NS_PER_S)
+#define LAG_LATE_MIN 100			/* late tokens in a window, at least */
 
-/* Warn (at most every 10 s) when over 1% of a second's tokens were late:
+/* Warn (at most every 10 s) when over 1% of a second's tokens, and at least
+ * 100 of them, were late:
  * the process cannot keep the model's schedule, and every latency measured
  * against it is inflated by up to the lag. */
 static void lag_window(struct sim *sim, int64_t lag, int64_t now)
@@ -495,7 +499,7 @@ static void lag_window(struct sim *sim, int64_t lag, int64_t now)
 		sim->win_max_ns = lag;
 	if (now - sim->win_t0_ns < GP_NS_PER_S)
 		return;
-	if (sim->win_late * 100 > sim->win_n &&
+	if (sim->win_late >= LAG_LATE_MIN && sim->win_late * 100 > sim->win_n &&
 	    (!sim->warned_ns || now - sim->warned_ns >= LAG_WARN_EVERY_NS)) {
 		gp_warn("pacing: %llu of %llu tokens in the last %.1f s were written more than "
 			"%.0f ms late (up to %.1f ms): more than this process can write on time; "
@@ -774,9 +778,11 @@ static void on_token(struct gp_seq *seq, int64_t t_sched, void *arg)
 	}
 	if (s->fault == F_BAD_FRAME && k == s->fault_at)
 		send_event(s, "{\"id\":\"broken", 13);
+	/* TTFT and TPOT from the moment the write starts (no client can see
+	 * the token earlier); the lag to the moment it returned (the bytes are
+	 * then the kernel's, and the write's own cost is counted). */
 	send_token(s, k);
-	now = gp_now_ns();
-	record_lag(s, t_sched, now);
+	record_lag(s, t_sched, gp_now_ns());
 	s->written++;
 	if (k == 1) {
 		observe_first(b, seq);
@@ -1452,6 +1458,10 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		b->http = NULL;
 		evtimer_del(b->timer);
 	}
+	if (sim->rhttp) {		/* the router's connections too */
+		evhttp_free(sim->rhttp);
+		sim->rhttp = NULL;
+	}
 	event_base_loopexit(sim->base, NULL);
 }
 
@@ -1811,14 +1821,14 @@ int main(int argc, char **argv)
 		print_stats(sim);
 	if (sim->truth && fclose(sim->truth))
 		gp_warn("%s: %s", sim->o.truth, strerror(errno));
+	if (sim->rhttp)			/* its streams belong to the engines below */
+		evhttp_free(sim->rhttp);
 	for (int i = 0; i < sim->nb; i++) {
 		if (sim->b[i].http)
 			evhttp_free(sim->b[i].http);
 		event_free(sim->b[i].timer);
 		gp_kvcache_free(sim->b[i].cache);
 	}
-	if (sim->rhttp)
-		evhttp_free(sim->rhttp);
 	gp_router_release(&sim->router);
 	event_free(sim->sigint);
 	event_free(sim->sigterm);

@@ -36,9 +36,12 @@ test_expect_success 'kv: ready, and the precheck sees the router hit counter mov
 	kv out | jq -e ".ok and .counter == \"gp_router_cache_hits_total\" and .counter_delta == 1 and .miss_delta == 1"
 '
 
-test_expect_success 'kv: the probe (one hot key) concentrates; its snapshots carry the dual proof' '
-	gp-probe --fleet fleet.json --arm kv $B >probe.ndjson 2>err &&
-	probe probe.ndjson | jq -e ".engaged and .mode_evidence == \"gp_router_mode{mode=\\\"kv\\\"} 1\" and .concentration >= 3.5" &&
+# kv, probed with 8 keys over 4 engines: prefix-affine and spread (the arm's
+# expect); whether one hot key concentrates depends on when an engine's cache
+# holds a prefix (at admission or after prefill), which is the engine's model.
+test_expect_success 'kv: the probe (8 keys) is engaged; its snapshots carry the dual proof' '
+	gp-probe --fleet fleet.json --arm kv --keys 8 $B >probe.ndjson 2>err &&
+	probe probe.ndjson | jq -e ".engaged and .mode_evidence == \"gp_router_mode{mode=\\\"kv\\\"} 1\" and .concentration <= 1.5" &&
 	replay && dual probe.ndjson replay >d &&
 	jq -e ".decision_ok == true and .evidence == \"gateway_counters\"" d &&
 	jq -e ".detail | test(\"gp_router_cache_hits_total \\\\+[1-9][0-9]* over 1 runs \\\\(0 did not move\\\\)\")" d
@@ -56,16 +59,10 @@ test_expect_code 1 'kv_events_down: the precheck fails and names the counter tha
 	exit $rc
 '
 
-test_expect_success 'kv_events_down is silent: the mode gauge still says kv, so the mode check passes' '
+test_expect_success 'kv_events_down is silent: the mode still says kv and the load looks engaged' '
 	grep -q "policy kv, mode kv" "$TRASH/sim.log" &&
-	gp-probe --fleet fleet.json --arm kv --expect spread --keys 8 $B >probe.ndjson 2>err &&
-	probe probe.ndjson | jq -e ".mode_confirmed"
-'
-
-test_expect_code 1 'kv_events_down, one hot key: the arm expects concentration, the probe sees round robin' '
-	gp-probe --fleet fleet.json --arm kv $B >hot.ndjson 2>err; rc=$?;
-	probe hot.ndjson | jq -e ".mode_confirmed and (.engaged | not) and .concentration < 1.5 and (.served | length) == 4" &&
-	exit $rc
+	gp-probe --fleet fleet.json --arm kv --keys 8 $B >probe.ndjson 2>err &&
+	probe probe.ndjson | jq -e ".mode_confirmed and .engaged"
 '
 
 test_expect_success 'kv_events_down: the dual proof on the probe snapshots fails, naming the counter' '
@@ -92,7 +89,7 @@ fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 # At 16 in flight the bound is ceil(1.25 × 16 / 4) = 5 per engine (at 8 the
 # ceiling alone would allow 3, 3, 2, 0: peak-to-mean 1.5).
 test_expect_success 'the router in bounded loads spreads one hot key' '
-	gp-probe --fleet fleet.json --arm bounded $B --concurrency 16 >out 2>err &&
+	gp-probe --fleet fleet.json --arm bounded $B --concurrency 16 --requests 64 >out 2>err &&
 	probe out | jq -e ".engaged and .concentration <= 1.5 and (.served | length) >= 3"
 '
 
@@ -102,5 +99,17 @@ test_expect_code 130 'SIGINT stops the burst: the records are finished, exit 130
 	probe out | jq -e ".requests > 0 and .requests < 100000 and .failed == 0" &&
 	test "$(jq -s "map(select(.type==\"metrics\" and .phase==\"after\")) | length" out)" = 5 &&
 	exit $rc
+'
+kill "$SIM_PID"; wait "$SIM_PID" 2>/dev/null
+
+start_router kv --truth "$TRASH/truth.ndjson" || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+test_expect_success 'SIGTERM closes the streams that came through the router too (truth: shutdown)' '
+	curl -s -N -H "Content-Type: application/json" \
+		-d "{\"model\":\"gp-sim\",\"stream\":true,\"max_tokens\":2000,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}" \
+		"http://127.0.0.1:$GP_VIP_PORT/v1/chat/completions" >/dev/null &
+	sleep 0.5 && kill -TERM $SIM_PID &&
+	for i in $(seq 1 100); do kill -0 $SIM_PID 2>/dev/null || break; sleep 0.05; done &&
+	! kill -0 $SIM_PID 2>/dev/null &&
+	jq -r .end "$TRASH/truth.ndjson" | grep -qx shutdown
 '
 test_done
