@@ -135,10 +135,12 @@ for spec in reset:reset drop_done:truncated bad_frame:invalid_framing \
 	test_expect_success "$f: gp-calibrate -> no sweep, class named, exit 69" "calibrate $f $c 69"
 done
 
+# (gp-sim starts here, at top level, so that lib.sh's cleanup sees it)
+kill $SIM_PID; wait $SIM_PID 2>/dev/null
+start_sim --model m --decode-ms 2 --fault reset=0.2 --fault drop_done=0.1 \
+	--fault bad_frame=0.1 --fault http500=0.1 --fault http429=0.1 --seed 3 ||
+	{ echo "Bail out! gp-sim"; exit 1; }
 test_expect_success 'faults in a sweep: gp-calibrate counts every request once' '
-	fleet "$URL" && kill $SIM_PID && wait $SIM_PID 2>/dev/null
-	start_sim --model m --decode-ms 2 --fault reset=0.2 --fault drop_done=0.1 \
-		--fault bad_frame=0.1 --fault http500=0.1 --fault http429=0.1 --seed 3 &&
 	jq ".backends[0].url = \"http://127.0.0.1:$SIM_PORT\" |
 	    .backends[0].metrics_url = \"http://127.0.0.1:$SIM_PORT/metrics\"" cal.json >cal2.json &&
 	gp-calibrate --fleet cal2.json --endpoint b1 --role decode --warmup-s 0 --hold-s 0.4 \
@@ -232,6 +234,7 @@ if command -v haproxy >/dev/null; then
 		gp-replay --url http://127.0.0.1:$GP_VIP_PORT --model gp-sim --deadline-s 1.5 long.ndjson >gw 2>gw.err &
 		rp=$!
 		sleep 0.6; stop_gateway; sleep 0.3; start_haproxy rr; wait $rp; rc=$?
+		stop_gateway	# started in this subshell: lib.sh'"'"'s cleanup does not know it
 		seen restarted gp-replay connect $rc
 		test $rc = 0 && add_up gw &&
 		jq -s -e "map(select(.type == \"run_end\"))[0] | .attempted == 40 and .ok >= 2 and .failed >= 1 and
