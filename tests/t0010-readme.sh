@@ -1,4 +1,5 @@
 #!/bin/sh
+# prove: serial — it judges a live replay's timing end to end
 # The README's 30-second tour runs as written (on free ports instead of 9001),
 # every step succeeds, every request is ok, and what it prints has the shape
 # the README shows, line for line: so the README cannot drift from the tools.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# prove: serial — it judges a live replay's timing end to end
 # gp-replay's timings agree with gp-sim's truth log (server-side TTFT and E2E,
 # matched on the request id): median |client - server| under 1 ms at 60 req/s;
 # tokens match; the schedule is kept (lateness reported, rescale to --rate-rps).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# prove: serial — it judges a live replay's timing end to end
 # gp-replay schedules: as is (trace offsets), --rate-rps (rescaled), Poisson
 # with --seed (reproducible), --duration-s and --max-requests bounds.
 . "$(dirname "$0")/lib.sh"

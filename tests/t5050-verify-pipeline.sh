@@ -1,4 +1,5 @@
 #!/bin/bash
+# prove: serial — it judges a live replay's timing end to end
 # gp-verify in the real pipeline: with gp-analyze on the hand-built fixture,
 # and a live campaign gp-trace | gp-replay against gp-sim (skipped when a tool
 # is not built yet).  The core tests of gp-verify do not depend on these.

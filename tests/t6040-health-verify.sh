@@ -23,7 +23,7 @@ test_expect_success 'health before and after a run: its health rules are checked
 '
 
 test_expect_success 'without health records the same rules are not checked' '
-	gp-verify validity run >v &&
+	gp-verify validity run >v;
 	runs v | grep -q "vip_200" && runs v | grep -q "backend_health"
 '
 
