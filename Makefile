@@ -8,6 +8,7 @@
 #   make install    PREFIX=/usr/local DESTDIR= (tools, man pages, awk/jq scripts,
 #                   LICENSE and README in PREFIX/share/doc/gp)
 #   make fuzz       libFuzzer harnesses (clang), FUZZ_SECONDS each (not part of check)
+#   make memcheck   each tool's e2e path under valgrind (Debian: valgrind; not in check)
 #
 # User CFLAGS are appended to ours, never replace them.
 
@@ -51,7 +52,7 @@ MANPAGES  := $(sort $(wildcard doc/*.1))
 LIB_OBJ     := $(patsubst src/lib/%.c,build/obj/lib/%.o,$(LIB_SRC))
 LIB_OBJ_SAN := $(patsubst src/lib/%.c,build/san/lib/%.o,$(LIB_SRC))
 
-.PHONY: all check check-run unit e2e demo demo-run bench bench-run deps deps-check install uninstall clean lint fuzz
+.PHONY: all check check-run unit e2e demo demo-run bench bench-run deps deps-check install uninstall clean lint fuzz memcheck
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -153,16 +154,26 @@ build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/unit/sse-ref.h build/fuzz/libgp.a |
 build/fuzz/lib:
 	mkdir -p $@
 
-fuzz: $(FUZZ_BINS)
+# `make -jN fuzz` runs N harnesses at once; each one's log is build/fuzz/log-NAME.
+fuzz: $(patsubst %,fuzz-run-%,$(FUZZ_NAMES))
 	@fail=; for n in $(FUZZ_NAMES); do \
-		mkdir -p build/fuzz/corpus-$$n && \
-		cp tests/fuzz/corpus/$$n/* build/fuzz/corpus-$$n/ || exit 1; \
-		echo "== fuzz-$$n: $(FUZZ_SECONDS) s"; \
-		build/fuzz/fuzz-$$n -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-			-print_final_stats=1 -artifact_prefix=build/fuzz/crash-$$n- \
-			build/fuzz/corpus-$$n || fail="$$fail $$n"; \
+		test -e build/fuzz/failed-$$n && fail="$$fail $$n"; \
+		echo "fuzz-$$n: $$(grep -h -e '^stat::number_of_executed_units' build/fuzz/log-$$n)"; \
 	done; \
-	if [ -n "$$fail" ]; then echo "fuzz: failed:$$fail (see build/fuzz/crash-*)"; exit 1; fi
+	if [ -n "$$fail" ]; then echo "fuzz: failed:$$fail (see build/fuzz/crash-* and log-*)"; exit 1; fi
+fuzz-run-%: build/fuzz/fuzz-%
+	@mkdir -p build/fuzz/corpus-$* && cp tests/fuzz/corpus/$*/* build/fuzz/corpus-$*/
+	@rm -f build/fuzz/failed-$*
+	@echo "== fuzz-$*: $(FUZZ_SECONDS) s (log: build/fuzz/log-$*)"
+	@build/fuzz/fuzz-$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=1024 \
+		-print_final_stats=1 -artifact_prefix=build/fuzz/crash-$*- \
+		build/fuzz/corpus-$* >build/fuzz/log-$* 2>&1 || \
+		{ tail -40 build/fuzz/log-$*; echo "fuzz-$*: FAILED"; touch build/fuzz/failed-$*; }
+
+# memcheck: tests/memcheck.sh runs every tool's end-to-end path under valgrind
+# memcheck (Debian: valgrind) and fails on any error or definitely lost block.
+memcheck: all
+	GP_BIN=$(CURDIR)/bin sh tests/memcheck.sh
 
 clean:
 	rm -rf build $(TOOLS)

@@ -605,6 +605,7 @@ static struct {
 	const char *const *names;	/* inflight_metrics, or vLLM's two */
 	size_t nnames;
 	long attempted, failed;		/* over every step */
+	char key[4096];			/* the API key, scrubbed from every detail */
 } G;
 
 /* ---- the backend's queue, sampled on a thread (a scrape must never hold
@@ -853,6 +854,7 @@ static struct creq *creq_new(void)
 	memset(r, 0, sizeof(*r));
 	if (gp_stream_init(&r->s, G.http, r, 1u << 20))
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	r->s.secret = G.key[0] ? G.key : NULL;	/* masked in every detail */
 	return r;
 }
 
@@ -1323,7 +1325,7 @@ static void sweep_args(int argc, char **argv, struct popts *po)
 static void sweep_setup(void)
 {
 	struct gp_http_opts ho = { 0 };
-	char key[4096], err[200];
+	char err[200];
 	int have_key;
 
 	fleet_load(&G.fleet, G.fleet_path);
@@ -1339,7 +1341,7 @@ static void sweep_setup(void)
 	    strcmp(G.be->role, gp_calib_role_name(G.role)))
 		gp_warn("%s has role %s in %s: calibrating it for %s", G.url, G.be->role,
 			G.fleet_path, gp_calib_role_name(G.role));
-	have_key = gp_stream_api_key(NULL, key, sizeof(key), err, sizeof(err));
+	have_key = gp_stream_api_key(NULL, G.key, sizeof(G.key), err, sizeof(err));
 	if (have_key < 0)
 		gp_die(GP_EXIT_USAGE, "%s", err);
 	if (gp_http_global_init())
@@ -1347,9 +1349,10 @@ static void sweep_setup(void)
 	gp_proc_raise_nofile();		/* one descriptor per stream in flight */
 	ho.connect_timeout_ms = 10000;
 	G.http = gp_http_new(&ho, &cal_ops);
-	if (!G.http || gp_stream_headers(G.http, 1, have_key ? key : NULL))
+	if (!G.http || gp_stream_headers(G.http, 1, have_key ? G.key : NULL))
 		gp_die(GP_EXIT_SOFTWARE, "cannot create the HTTP engine");
-	explicit_bzero(key, sizeof(key));
+	if (have_key <= 0)
+		G.key[0] = '\0';
 	probe();
 	metrics_check();
 	snprintf(G.nonce, sizeof(G.nonce), "%lx-%ld", (unsigned long)(gp_wall_ns() / 1000),
@@ -1428,6 +1431,9 @@ static int cmd_sweep(int argc, char **argv)
 	free(st);
 	sweep_cleanup();
 	out_close();
+	if (strcmp(verdict, "saturated"))	/* exit 1 is never silent */
+		gp_warn("%s: no trusted capacity: %s after %zu steps (the capacity record's reasons"
+			" say why)", G.url, verdict, n);
 	return !strcmp(verdict, "saturated") ? GP_EXIT_OK : GP_EXIT_NEGATIVE;
 }
 

@@ -526,7 +526,7 @@ static void load_fleet(void)
 int main(int argc, char **argv)
 {
 	char evidence[1024], at[40];
-	int mode_ok, engaged;
+	int mode_ok, engaged, unreachable;
 
 	gp_log_init(argv[0]);
 	parse_opts(argc, argv);
@@ -553,8 +553,16 @@ int main(int argc, char **argv)
 		snapshots("after");
 	}
 	engaged = verdict(mode_ok, evidence, mode_ok);
+	/* Unreachable: every request failed before anything was sent (read
+	 * before by_error is released). */
+	unreachable = mode_ok && P.ok == 0 && P.failed > 0 &&
+		      json_integer_value(json_object_get(P.by_error, "connect")) +
+		      json_integer_value(json_object_get(P.by_error, "tls")) == P.failed;
 	if (gp_out_close(&P.out))
 		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+	if (unreachable && !gp_sig_stop())	/* before the fleet (the URL) is released */
+		gp_die(GP_EXIT_UNAVAILABLE, "%s: the VIP is unreachable (every request failed to"
+		       " connect or its TLS was refused)", P.vip->url);
 	gp_probe_acc_release(&P.acc);
 	free(P.load);
 	json_decref(P.by_error);
@@ -562,8 +570,5 @@ int main(int argc, char **argv)
 	gp_fleet_release(&P.fleet);
 	if (gp_sig_stop())
 		return 128 + 2;
-	if (mode_ok && P.ok == 0 && P.failed > 0 && json_object_get(P.by_error, "connect") &&
-	    json_integer_value(json_object_get(P.by_error, "connect")) == P.failed)
-		gp_die(GP_EXIT_UNAVAILABLE, "%s: the VIP is unreachable", P.vip->url);
 	return engaged ? 0 : GP_EXIT_NEGATIVE;
 }

@@ -1399,7 +1399,9 @@ static void check_server(void)
 	if (k != GP_HTTP_OK) {
 		sanitize(err, sizeof(err));
 		gp_die(GP_EXIT_UNAVAILABLE, "%s: %s%s", cfg.url, err,
-		       k == GP_HTTP_ECONNECT ? " (nothing to measure: no request sent)" : "");
+		       k == GP_HTTP_ECONNECT ? " (nothing to measure: no request sent)"
+		       : k == GP_HTTP_ETLS ? " (TLS refused, no request sent: trust the server's CA"
+					     " with --cacert FILE, or skip the check with --insecure)" : "");
 	}
 	if (cfg.no_model_check) {
 		free(body);
@@ -1631,10 +1633,16 @@ int main(int argc, char **argv)
 			interrupted = 1;
 			break;
 		}
-		if (G.by_err[GP_STREAM_CONNECT] && !G.any_sent) {
-			/* Nothing listens (any more): stop now, not after the
-			 * whole schedule. */
-			gp_warn("%s: %s; stopping the run", cfg.url, G.first_detail[GP_STREAM_CONNECT]);
+		if ((G.by_err[GP_STREAM_CONNECT] || G.by_err[GP_STREAM_TLS]) && !G.any_sent) {
+			/* Nothing listens (any more), or TLS refuses: stop
+			 * now, not after the whole schedule. */
+			if (G.by_err[GP_STREAM_TLS])
+				gp_warn("%s: %s; TLS refused: trust the server's CA with --cacert FILE"
+					" (or --insecure); stopping the run", cfg.url,
+					G.first_detail[GP_STREAM_TLS]);
+			else
+				gp_warn("%s: %s; stopping the run", cfg.url,
+					G.first_detail[GP_STREAM_CONNECT]);
 			unreachable = interrupted = 1;
 			break;
 		}
@@ -1700,7 +1708,8 @@ int main(int argc, char **argv)
 		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
 	}
 	gp_http_free(G.http);
-	if (unreachable || (G.attempted && G.by_err[GP_STREAM_CONNECT] == G.attempted)) {
+	if (unreachable ||
+	    (G.attempted && G.by_err[GP_STREAM_CONNECT] + G.by_err[GP_STREAM_TLS] == G.attempted)) {
 		gp_warn("%s: no request could connect", cfg.url);
 		return GP_EXIT_UNAVAILABLE;
 	}

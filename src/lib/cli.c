@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "log.h"
@@ -83,14 +84,22 @@ uint64_t gp_opt_u64(const char *opt, const char *arg)
 	return v;
 }
 
+/* Close stdout and exit 0; a write error (a full disk) is 70, said on stderr. */
+static _Noreturn void close_exit(void)
+{
+	if (fclose(stdout))
+		gp_die(GP_EXIT_SOFTWARE, "write error: %s", strerror(errno));
+	exit(GP_EXIT_OK);
+}
+
 void gp_print_help(const char *usage)
 {
 	fputs(usage, stdout);
-	exit(fclose(stdout) ? GP_EXIT_SOFTWARE : GP_EXIT_OK);
+	close_exit();
 }
 
 void gp_print_version(void)
 {
 	printf("%s (gp) %s\n", gp_progname(), GP_VERSION);
-	exit(fclose(stdout) ? GP_EXIT_SOFTWARE : GP_EXIT_OK);
+	close_exit();
 }

@@ -56,6 +56,24 @@ static int opt_str(const json_t *o, const char *key, const char *path, const cha
 	return 0;
 }
 
+/* An optional header name: an RFC 9110 token, so no CR, LF, colon or space
+ * can reach a request's header lines. */
+static int opt_header(const json_t *o, const char *key, const char **out, char *err, size_t errlen)
+{
+	if (opt_str(o, key, "", out, err, errlen))
+		return -1;
+	if (!*out)
+		return 0;
+	if (!**out)
+		return fail(err, errlen, "field '%s' is an empty header name", key);
+	for (const char *c = *out; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		      strchr("!#$%&'*+-.^_`|~", *c)))
+			return fail(err, errlen, "field '%s' is not a header name (byte 0x%02x)", key,
+				    (unsigned char)*c);
+	return 0;
+}
+
 static int need_str(const json_t *o, const char *key, const char *path, const char **out,
 		    char *err, size_t errlen)
 {
@@ -255,9 +273,9 @@ int gp_fleet_parse(struct gp_fleet *f, json_t *root, char *err, size_t errlen)
 		gw = NULL;
 	if (opt_str(root, "model", "", &f->model, err, errlen) ||
 	    opt_long(root, "context_length", "", 1, &f->context_length, err, errlen) ||
-	    opt_str(root, "key_header", "", &f->key_header, err, errlen) ||
-	    opt_str(root, "receipt_header", "", &f->receipt_header, err, errlen) ||
-	    opt_str(root, "backend_header", "", &f->backend_header, err, errlen) ||
+	    opt_header(root, "key_header", &f->key_header, err, errlen) ||
+	    opt_header(root, "receipt_header", &f->receipt_header, err, errlen) ||
+	    opt_header(root, "backend_header", &f->backend_header, err, errlen) ||
 	    (gw && (opt_str(gw, "metrics_url", "gateway.", &f->gateway_metrics_url, err, errlen) ||
 		    opt_str(gw, "cache_hit_metric", "gateway.", &f->cache_hit_metric, err, errlen) ||
 		    opt_str(gw, "miss_metric", "gateway.", &f->miss_metric, err, errlen))) ||

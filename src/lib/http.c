@@ -425,9 +425,12 @@ static enum gp_http_err classify(CURLcode rc, const struct gp_http_xfer *x)
 	case CURLE_COULDNT_RESOLVE_HOST:
 	case CURLE_COULDNT_RESOLVE_PROXY:
 	case CURLE_COULDNT_CONNECT:
+		return GP_HTTP_ECONNECT;
 	case CURLE_SSL_CONNECT_ERROR:		/* TLS handshake: nothing was sent */
 	case CURLE_PEER_FAILED_VERIFICATION:
-		return GP_HTTP_ECONNECT;
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CERTPROBLEM:
+		return GP_HTTP_ETLS;
 	case CURLE_OPERATION_TIMEDOUT:
 		return GP_HTTP_ETIMEOUT;
 	case CURLE_WRITE_ERROR:
@@ -481,6 +484,26 @@ static void drain(struct gp_http *h)
 	}
 }
 
+/*
+ * epoll_pwait2 (nanosecond timeout), or epoll_wait with the timeout rounded
+ * up to a millisecond where the kernel (before 5.11), a seccomp filter or
+ * valgrind does not have it (ENOSYS, remembered for the process).
+ */
+static int wait_events(struct gp_http *h, const struct timespec *ts)
+{
+	static int no_pwait2;
+	int max = (int)(sizeof(h->ev) / sizeof(h->ev[0])), n;
+
+	if (!no_pwait2) {
+		n = epoll_pwait2(h->epfd, h->ev, max, ts, NULL);
+		if (n >= 0 || errno != ENOSYS)
+			return n;
+		no_pwait2 = 1;
+	}
+	return epoll_wait(h->epfd, h->ev, max,
+			  ts ? (int)(ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000) : -1);
+}
+
 int gp_http_poll(struct gp_http *h, int64_t wake_ns)
 {
 	int64_t now = gp_now_ns(), until = wake_ns < h->timer_ns ? wake_ns : h->timer_ns;
@@ -493,8 +516,7 @@ int gp_http_poll(struct gp_http *h, int64_t wake_ns)
 		ts.tv_sec = (time_t)(d / GP_NS_PER_S);
 		ts.tv_nsec = (long)(d % GP_NS_PER_S);
 	}
-	n = epoll_pwait2(h->epfd, h->ev, (int)(sizeof(h->ev) / sizeof(h->ev[0])),
-			 until == INT64_MAX ? NULL : &ts, NULL);
+	n = wait_events(h, until == INT64_MAX ? NULL : &ts);
 	if (n < 0) {
 		if (errno != EINTR)
 			return -1;
@@ -613,9 +635,10 @@ static int fetch(const struct gp_http *h, const char *url, long timeout_ms, size
 	rc = curl_easy_perform(e);
 	if (rc != CURLE_OK) {
 		seterr(err, errlen, ebuf[0] ? ebuf : curl_easy_strerror(rc));
-		*kind = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
-			rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION
-			? GP_HTTP_ECONNECT : rc == CURLE_OPERATION_TIMEDOUT ? GP_HTTP_ETIMEOUT : GP_HTTP_EOTHER;
+		*kind = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ? GP_HTTP_ECONNECT
+			: rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION ||
+			  rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CERTPROBLEM ? GP_HTTP_ETLS
+			: rc == CURLE_OPERATION_TIMEDOUT ? GP_HTTP_ETIMEOUT : GP_HTTP_EOTHER;
 		curl_easy_cleanup(e);
 		free(f.p);
 		return -1;

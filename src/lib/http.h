@@ -43,6 +43,7 @@ enum gp_http_err {
 	GP_HTTP_ETIMEOUT,	/* over the deadline (gp_http_opts.deadline_ms) */
 	GP_HTTP_EABORT,		/* on_body asked to stop */
 	GP_HTTP_EOTHER,		/* anything else (detail says what) */
+	GP_HTTP_ETLS,		/* TLS handshake or certificate refused: nothing sent */
 };
 
 struct gp_http_result {
@@ -152,8 +153,9 @@ int gp_http_fetch(const char *url, long timeout_ms, size_t max, char **body, siz
  * Blocking GET of url with h's headers (gp_http_add_header) and TLS options,
  * outside the engine's multi handle (before a run: the model list).
  * GP_HTTP_OK with *body (malloc'd, NUL-terminated, at most max bytes; caller
- * frees) and *status, else GP_HTTP_ECONNECT (nothing listening, TLS
- * handshake or certificate refused), GP_HTTP_ETIMEOUT or GP_HTTP_EOTHER, with
+ * frees) and *status, else GP_HTTP_ECONNECT (nothing listening),
+ * GP_HTTP_ETLS (TLS handshake or certificate refused), GP_HTTP_ETIMEOUT or
+ * GP_HTTP_EOTHER, with
  * libcurl's reason in err.
  */
 enum gp_http_err gp_http_get(const struct gp_http *h, const char *url, long timeout_ms, size_t max,

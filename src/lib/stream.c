@@ -17,7 +17,7 @@
 
 static const char *const names[GP_STREAM_NCLASS] = {
 	NULL, "connect", "http_status", "not_streamed", "timeout", "hang", "truncated", "reset",
-	"invalid_framing", "cancelled", "empty", "stream_error", "other",
+	"invalid_framing", "cancelled", "empty", "stream_error", "other", "tls",
 };
 
 const char *gp_stream_class_name(int cls)
@@ -312,6 +312,10 @@ int gp_stream_on_done(struct gp_stream *s, const struct gp_http_result *res, int
 		break;
 	case GP_HTTP_ECONNECT:
 		cls = GP_STREAM_CONNECT;
+		snprintf(s->detail, sizeof(s->detail), "%s", res->detail);
+		break;
+	case GP_HTTP_ETLS:
+		cls = GP_STREAM_TLS;
 		snprintf(s->detail, sizeof(s->detail), "%s", res->detail);
 		break;
 	case GP_HTTP_ERESET:

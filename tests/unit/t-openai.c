@@ -114,6 +114,10 @@ static void request_rejects(void)
 	   "application/...+json is JSON");
 	gp_oai_in_release(&in);
 	rejects(1, CT, "{\"model\":", 422, "body: unexpected token near end of file: line 1 column 9 (char 9)");
+	/* fuzz-openai found it: jansson's message quotes raw input bytes, and a
+	 * byte that is not UTF-8 made the 422 body invalid JSON. */
+	rejects(1, CT, "{\"el\":\"6\\\xde\x92\"}", 422,
+		"body: invalid escape near ''6''': line 1 column 10 (char 10)");
 	rejects(1, CT, "[1]", 422, "body: value is not a valid dict");
 	rejects(1, CT, "{\"model\":7,\"messages\":[]}", 422, "body.model: str type expected");
 	ok(gp_oai_req_read(&in, 1, CT, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", 44, &rej) == 0 &&
