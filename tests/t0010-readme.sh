@@ -26,7 +26,8 @@ test_expect_success 'the tour block and its output block were found' '
 '
 # Run it as a script that stops at the first failing command (pipelines
 # included), then stops gp-sim.
-{ echo 'set -e -o pipefail'; cat tour.sh; } >tour-strict.sh
+# The trap stops the tour's gp-sim also when a step fails before its 'kill %1'.
+{ echo 'set -e -o pipefail'; echo 'trap '"'"'kill $(jobs -p) 2>/dev/null || :'"'"' EXIT'; cat tour.sh; } >tour-strict.sh
 test_expect_success 'every step of the tour succeeds' '
 	timeout 120 bash tour-strict.sh >out 2>err; rc=$?
 	cat err; exit $rc
