@@ -1534,6 +1534,101 @@ static double run_delta(const struct publish *p, long run, int m, int *have)
 	return d;
 }
 
+/* The decision proof of one arm the fleet file names: the gateway's hit
+ * counter (and miss counter) over its runs, else the backends' prefix cache. */
+static void decision_proof(struct publish *p, const struct parm *arm,
+			   const struct gp_fleet_arm *fa, const char **ev, json_t **dok, char **dd)
+{
+	if (!fa->routes_by_cache) {
+		*ev = "not_applicable";
+		*dd = gp_xstrdup("the arm does not route by cache");
+	} else {
+		int gw = p->fleet.cache_hit_metric != NULL;
+		int mh = gw ? M_HIT : M_VHIT;
+		long runs = 0, moved = 0, climbed = 0, miss_runs = 0;
+		double hits = 0, miss = 0, queries = 0, reqs = 0;
+
+		for (size_t r = 0; r < p->n_runs; r++) {
+			int have, hm, hq;
+			double d, dm, dq, att;
+
+			if (!p->runs[r].arm || strcmp(p->runs[r].arm, arm->name))
+				continue;
+			d = run_delta(p, (long)r, mh, &have);
+			if (!have)
+				continue;
+			runs++;
+			hits += d;
+			moved += d > 0;
+			att = p->runs[r].have_attempted ? p->runs[r].attempted :
+			      (double)p->runs[r].requests;
+			reqs += att;
+			if (gw) {
+				dm = run_delta(p, (long)r, M_MISS, &hm);
+				if (hm) {
+					miss_runs++;
+					miss += dm;
+					climbed += gp_gate_miss_climb(dm, att, p->opt->miss_ratio);
+				}
+			} else {
+				dq = run_delta(p, (long)r, M_VQUERY, &hq);
+				if (hq)
+					queries += dq;
+			}
+		}
+		if (runs == 0) {
+			*dd = xasprintf("no before/after metrics snapshots of %s for this arm's runs",
+				       p->metric[mh]);
+		} else if (gw) {
+			*ev = "gateway_counters";
+			*dok = json_boolean(moved == runs && climbed == 0);
+			*dd = xasprintf("%s +%.0f over %ld runs (%ld did not move)%s", p->metric[M_HIT],
+				       hits, runs, runs - moved, "");
+			if (p->metric[M_MISS] && miss_runs) {
+				char *t = xasprintf("%s; %s +%.0f over %.0f requests (%ld of %ld runs at "
+						    "or over %g misses per request: fallback)",
+						    *dd, p->metric[M_MISS], miss, reqs, climbed,
+						    miss_runs, p->opt->miss_ratio);
+				free(*dd);
+				*dd = t;
+			} else if (p->metric[M_MISS]) {
+				char *t = xasprintf("%s; no snapshots of %s", *dd, p->metric[M_MISS]);
+				free(*dd);
+				*dd = t;
+			}
+		} else {
+			*ev = "backend_prefix_cache";
+			*dok = json_boolean(moved == runs);
+			*dd = xasprintf("no gateway cache_hit_metric; backends' %s +%.0f over %ld runs "
+				       "(%ld did not move), %s +%.0f (hit ratio %.3g)",
+				       p->metric[M_VHIT], hits, runs, runs - moved,
+				       p->metric[M_VQUERY], queries,
+				       queries > 0 ? hits / queries : NAN);
+		}
+	}
+}
+
+/* The delivery proof of one arm the fleet file names: receipts on every
+ * completed request of a disaggregated arm. */
+static void delivery_proof(struct publish *p, const struct parm *arm,
+			   const struct gp_fleet_arm *fa, const char **dev, json_t **lok, char **ld)
+{
+	int expects = fa->disaggregated == 1 ||
+		      (fa->disaggregated == -1 && p->fleet.receipt_header);
+
+	if (!expects) {
+		*dev = "not_applicable";
+		*ld = gp_xstrdup("the arm is not disaggregated (no receipt expected)");
+	} else if (arm->completed == 0) {
+		*ld = gp_xstrdup("no completed request that could carry a receipt");
+	} else {
+		*dev = "receipt";
+		*lok = json_boolean(arm->receipts == arm->completed);
+		*ld = xasprintf("%ld of %ld completed requests carried a receipt",
+			       arm->receipts, arm->completed);
+	}
+}
+
 static void dual_proof(struct publish *p, struct gp_out *out)
 {
 	for (size_t a = 0; a < p->n_arms; a++) {
@@ -1542,7 +1637,6 @@ static void dual_proof(struct publish *p, struct gp_out *out)
 		const char *ev = "not_checked", *dev = "not_checked";
 		json_t *dok = json_null(), *lok = json_null();
 		char *dd = NULL, *ld = NULL;
-		int need_decision = 0, need_delivery = 0;
 
 		if (!p->have_fleet) {
 			dd = gp_xstrdup("no --fleet file");
@@ -1550,94 +1644,11 @@ static void dual_proof(struct publish *p, struct gp_out *out)
 		} else if (!fa) {
 			dd = xasprintf("arm '%s' is not in the fleet file", arm->name);
 			ld = gp_xstrdup(dd);
-			need_decision = need_delivery = 1;
 		}
-		if (fa && !fa->routes_by_cache) {
-			ev = "not_applicable";
-			dd = gp_xstrdup("the arm does not route by cache");
-		} else if (fa) {
-			int gw = p->fleet.cache_hit_metric != NULL;
-			int mh = gw ? M_HIT : M_VHIT;
-			long runs = 0, moved = 0, climbed = 0, miss_runs = 0;
-			double hits = 0, miss = 0, queries = 0, reqs = 0;
-
-			need_decision = 1;
-			for (size_t r = 0; r < p->n_runs; r++) {
-				int have, hm, hq;
-				double d, dm, dq, att;
-
-				if (!p->runs[r].arm || strcmp(p->runs[r].arm, arm->name))
-					continue;
-				d = run_delta(p, (long)r, mh, &have);
-				if (!have)
-					continue;
-				runs++;
-				hits += d;
-				moved += d > 0;
-				att = p->runs[r].have_attempted ? p->runs[r].attempted :
-				      (double)p->runs[r].requests;
-				reqs += att;
-				if (gw) {
-					dm = run_delta(p, (long)r, M_MISS, &hm);
-					if (hm) {
-						miss_runs++;
-						miss += dm;
-						climbed += gp_gate_miss_climb(dm, att, p->opt->miss_ratio);
-					}
-				} else {
-					dq = run_delta(p, (long)r, M_VQUERY, &hq);
-					if (hq)
-						queries += dq;
-				}
-			}
-			if (runs == 0) {
-				dd = xasprintf("no before/after metrics snapshots of %s for this arm's runs",
-					       p->metric[mh]);
-			} else if (gw) {
-				ev = "gateway_counters";
-				dok = json_boolean(moved == runs && climbed == 0);
-				dd = xasprintf("%s +%.0f over %ld runs (%ld did not move)%s", p->metric[M_HIT],
-					       hits, runs, runs - moved, "");
-				if (p->metric[M_MISS] && miss_runs) {
-					char *t = xasprintf("%s; %s +%.0f over %.0f requests (%ld of %ld runs at "
-							    "or over %g misses per request: fallback)",
-							    dd, p->metric[M_MISS], miss, reqs, climbed,
-							    miss_runs, p->opt->miss_ratio);
-					free(dd);
-					dd = t;
-				} else if (p->metric[M_MISS]) {
-					char *t = xasprintf("%s; no snapshots of %s", dd, p->metric[M_MISS]);
-					free(dd);
-					dd = t;
-				}
-			} else {
-				ev = "backend_prefix_cache";
-				dok = json_boolean(moved == runs);
-				dd = xasprintf("no gateway cache_hit_metric; backends' %s +%.0f over %ld runs "
-					       "(%ld did not move), %s +%.0f (hit ratio %.3g)",
-					       p->metric[M_VHIT], hits, runs, runs - moved,
-					       p->metric[M_VQUERY], queries,
-					       queries > 0 ? hits / queries : NAN);
-			}
-		}
-		if (fa) {
-			int expects = fa->disaggregated == 1 ||
-				      (fa->disaggregated == -1 && p->fleet.receipt_header);
-
-			if (!expects) {
-				dev = "not_applicable";
-				ld = gp_xstrdup("the arm is not disaggregated (no receipt expected)");
-			} else if (arm->completed == 0) {
-				need_delivery = 1;
-				ld = gp_xstrdup("no completed request that could carry a receipt");
-			} else {
-				need_delivery = 1;
-				dev = "receipt";
-				lok = json_boolean(arm->receipts == arm->completed);
-				ld = xasprintf("%ld of %ld completed requests carried a receipt",
-					       arm->receipts, arm->completed);
-			}
-		}
+		if (fa)
+			decision_proof(p, arm, fa, &ev, &dok, &dd);
+		if (fa)
+			delivery_proof(p, arm, fa, &dev, &lok, &ld);
 		if (json_is_false(dok))
 			because(p, xasprintf("dual_proof: arm %s: decision: %s", arm->name, dd));
 		if (json_is_false(lok))
@@ -1650,8 +1661,6 @@ static void dual_proof(struct publish *p, struct gp_out *out)
 			missing(p, EV_DUAL, xasprintf("arm %s: delivery not checked: %s", arm->name, ld));
 		if (!strcmp(ev, "not_checked") || !strcmp(dev, "not_checked"))
 			p->not_checked = 1;
-		(void)need_decision;
-		(void)need_delivery;
 		{
 			char *detail = xasprintf("decision: %s; delivery: %s", dd, ld);
 
