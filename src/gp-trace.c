@@ -853,67 +853,118 @@ static double frac(long a, long b)
 	return b > 0 ? (double)a / (double)b : NAN;
 }
 
-static void cmd_stats(const struct opts *o)
+/* What `stats` accumulates over the trace records it reads. */
+struct tally {
+	struct dvec ts, tin, tout;
+	struct strset keys, ids;
+	struct intset blocks;
+	long nreq, keyed, key_seen, dup_ids, nblocks, blocks_seen;
+	int sorted;
+	double prev, tmin, tmax;
+};
+
+static void tally_add(struct tally *t, const struct gp_trace_rec *r)
+{
+	t->nreq++;
+	if (r->t_s < t->prev)
+		t->sorted = 0;
+	t->prev = r->t_s;
+	t->tmin = fmin(t->tmin, r->t_s);
+	t->tmax = fmax(t->tmax, r->t_s);
+	dvec_push(&t->ts, r->t_s);
+	dvec_push(&t->tin, (double)r->input_tokens);
+	dvec_push(&t->tout, (double)r->output_tokens);
+	if (strset_add(&t->ids, r->id))
+		t->dup_ids++;
+	if (r->cache_key) {
+		t->keyed++;
+		if (strset_add(&t->keys, r->cache_key))
+			t->key_seen++;
+	}
+	for (size_t i = 0; i < r->n_hash_ids; i++) {
+		t->nblocks++;
+		t->blocks_seen += intset_add(&t->blocks, r->hash_ids[i]);
+	}
+}
+
+/* Read every trace record of the inputs into t (exit 65 on bad data). */
+static void tally_read(struct tally *t, const struct opts *o)
 {
 	struct gp_input in;
-	struct dvec ts = {0}, tin = {0}, tout = {0};
-	struct strset keys = {0}, ids = {0};
-	struct intset blocks = {0};
 	struct gp_trace_rec r;
-	long nreq = 0, keyed = 0, key_seen = 0, dup_ids = 0, nblocks = 0, blocks_seen = 0;
-	long top = 0;
-	const char *top_key = NULL;
-	int sorted = 1, e;
-	double prev = -1, tmin = INFINITY, tmax = -INFINITY;
-	json_t *row, *rec;
+	json_t *row;
 	char err[256];
+	int e;
 
 	gp_input_init(&in, o->files, o->nfiles);
 	gp_trace_init(&r);
 	while ((e = gp_input_next_json(&in, &row)) == GP_NDJSON_LINE) {
 		if (gp_trace_parse(&r, row, err, sizeof(err)))
 			gp_die_at(GP_EXIT_DATAERR, gp_input_name(&in), gp_input_line(&in), "%s", err);
-		nreq++;
-		if (r.t_s < prev)
-			sorted = 0;
-		prev = r.t_s;
-		tmin = fmin(tmin, r.t_s);
-		tmax = fmax(tmax, r.t_s);
-		dvec_push(&ts, r.t_s);
-		dvec_push(&tin, (double)r.input_tokens);
-		dvec_push(&tout, (double)r.output_tokens);
-		if (strset_add(&ids, r.id))
-			dup_ids++;
-		if (r.cache_key) {
-			keyed++;
-			if (strset_add(&keys, r.cache_key))
-				key_seen++;
-		}
-		for (size_t i = 0; i < r.n_hash_ids; i++) {
-			nblocks++;
-			blocks_seen += intset_add(&blocks, r.hash_ids[i]);
-		}
+		tally_add(t, &r);
 		gp_trace_release(&r);
 		json_decref(row);
 	}
 	if (e < 0)
 		input_fail(&in, e);
 	gp_input_release(&in);
+}
 
-	for (size_t i = 0; i < keys.cap; i++)
-		if (keys.keys[i] && (keys.counts[i] > top ||
-				     (keys.counts[i] == top && strcmp(keys.keys[i], top_key) < 0))) {
-			top = keys.counts[i];
-			top_key = keys.keys[i];
+/* The most frequent key (ties: the smallest), NULL when none; its count in *top. */
+static const char *top_key_of(const struct strset *keys, long *top)
+{
+	const char *top_key = NULL;
+
+	*top = 0;
+	for (size_t i = 0; i < keys->cap; i++)
+		if (keys->keys[i] && (keys->counts[i] > *top ||
+				      (keys->counts[i] == *top && strcmp(keys->keys[i], top_key) < 0))) {
+			*top = keys->counts[i];
+			top_key = keys->keys[i];
 		}
+	return top_key;
+}
+
+/* The human summary of a trace_stats record, on a terminal. */
+static void stats_tty(const struct tally *t, const json_t *rec, double duration, double cv)
+{
+	json_t *ti = json_object_get(rec, "input_tokens");
+	json_t *to = json_object_get(rec, "output_tokens");
+	long nreq = t->nreq;
+
+	gp_info("%ld requests over %.3f s (%.3f req/s, inter-arrival CV %.2f)", nreq,
+		nreq ? duration : 0.0, nreq >= 2 && duration > 0 ? (double)(nreq - 1) / duration : 0.0,
+		isnan(cv) ? 0.0 : cv);
+	if (nreq)
+		gp_info("input tokens p50 %.0f p99 %.0f; output tokens p50 %.0f p99 %.0f",
+			json_number_value(json_object_get(ti, "p50")),
+			json_number_value(json_object_get(ti, "p99")),
+			json_number_value(json_object_get(to, "p50")),
+			json_number_value(json_object_get(to, "p99")));
+	gp_info("%zu keys (reuse %.1f%%), %ld blocks (reuse %.1f%%)%s", t->keys.n,
+		nreq ? 100.0 * (double)t->key_seen / (double)nreq : 0.0, t->nblocks,
+		t->nblocks ? 100.0 * (double)t->blocks_seen / (double)t->nblocks : 0.0,
+		t->dup_ids ? "; DUPLICATE ids" : "");
+}
+
+static void cmd_stats(const struct opts *o)
+{
+	struct tally t = {.sorted = 1, .prev = -1, .tmin = INFINITY, .tmax = -INFINITY};
+	long top, nreq;
+	const char *top_key;
+	json_t *rec;
+
+	tally_read(&t, o);
+	nreq = t.nreq;
+	top_key = top_key_of(&t.keys, &top);
 
 	/* Inter-arrival gaps in time order. */
-	double duration = nreq ? tmax - tmin : NAN, cv = NAN;
-	gp_sort_doubles(ts.v, ts.n);
-	if (ts.n >= 3) {
-		for (size_t i = 1; i < ts.n; i++)
-			ts.v[i - 1] = ts.v[i] - ts.v[i - 1];
-		cv = gp_cv(ts.v, ts.n - 1);
+	double duration = nreq ? t.tmax - t.tmin : NAN, cv = NAN;
+	gp_sort_doubles(t.ts.v, t.ts.n);
+	if (t.ts.n >= 3) {
+		for (size_t i = 1; i < t.ts.n; i++)
+			t.ts.v[i - 1] = t.ts.v[i] - t.ts.v[i - 1];
+		cv = gp_cv(t.ts.v, t.ts.n - 1);
 	}
 
 	rec = json_object();
@@ -922,46 +973,31 @@ static void cmd_stats(const struct opts *o)
 	gp_json_set_real(rec, "duration_s", duration);
 	gp_json_set_real(rec, "mean_rate_rps", nreq >= 2 && duration > 0 ? (double)(nreq - 1) / duration : NAN);
 	gp_json_set_real(rec, "interarrival_cv", cv);
-	json_object_set_new(rec, "sorted", json_boolean(sorted));
-	json_object_set_new(rec, "input_tokens", summary(&tin));
-	json_object_set_new(rec, "output_tokens", summary(&tout));
-	json_object_set_new(rec, "keys", json_integer((json_int_t)keys.n));
-	json_object_set_new(rec, "keyed_requests", json_integer(keyed));
-	gp_json_set_real(rec, "key_reuse", frac(key_seen, nreq));
+	json_object_set_new(rec, "sorted", json_boolean(t.sorted));
+	json_object_set_new(rec, "input_tokens", summary(&t.tin));
+	json_object_set_new(rec, "output_tokens", summary(&t.tout));
+	json_object_set_new(rec, "keys", json_integer((json_int_t)t.keys.n));
+	json_object_set_new(rec, "keyed_requests", json_integer(t.keyed));
+	gp_json_set_real(rec, "key_reuse", frac(t.key_seen, nreq));
 	json_object_set_new(rec, "top_key", top_key ? json_string(top_key) : json_null());
 	gp_json_set_real(rec, "top_key_share", top_key ? frac(top, nreq) : NAN);
-	json_object_set_new(rec, "hash_blocks", json_integer(nblocks));
-	json_object_set_new(rec, "hash_blocks_distinct", json_integer((json_int_t)blocks.n));
-	gp_json_set_real(rec, "hash_block_reuse", frac(blocks_seen, nblocks));
-	json_object_set_new(rec, "duplicate_ids", json_integer(dup_ids));
+	json_object_set_new(rec, "hash_blocks", json_integer(t.nblocks));
+	json_object_set_new(rec, "hash_blocks_distinct", json_integer((json_int_t)t.blocks.n));
+	gp_json_set_real(rec, "hash_block_reuse", frac(t.blocks_seen, t.nblocks));
+	json_object_set_new(rec, "duplicate_ids", json_integer(t.dup_ids));
 
-	if (isatty(STDERR_FILENO)) {
-		json_t *ti = json_object_get(rec, "input_tokens");
-		json_t *to = json_object_get(rec, "output_tokens");
-		gp_info("%ld requests over %.3f s (%.3f req/s, inter-arrival CV %.2f)", nreq,
-			nreq ? duration : 0.0, nreq >= 2 && duration > 0 ? (double)(nreq - 1) / duration : 0.0,
-			isnan(cv) ? 0.0 : cv);
-		if (nreq)
-			gp_info("input tokens p50 %.0f p99 %.0f; output tokens p50 %.0f p99 %.0f",
-				json_number_value(json_object_get(ti, "p50")),
-				json_number_value(json_object_get(ti, "p99")),
-				json_number_value(json_object_get(to, "p50")),
-				json_number_value(json_object_get(to, "p99")));
-		gp_info("%zu keys (reuse %.1f%%), %ld blocks (reuse %.1f%%)%s", keys.n,
-			nreq ? 100.0 * (double)key_seen / (double)nreq : 0.0, nblocks,
-			nblocks ? 100.0 * (double)blocks_seen / (double)nblocks : 0.0,
-			dup_ids ? "; DUPLICATE ids" : "");
-	}
+	if (isatty(STDERR_FILENO))
+		stats_tty(&t, rec, duration, cv);
 	out_open(o);
 	out_record(rec);
 	out_close();
-	strset_free(&keys);
-	strset_free(&ids);
-	free(blocks.keys);
-	free(blocks.used);
-	free(ts.v);
-	free(tin.v);
-	free(tout.v);
+	strset_free(&t.keys);
+	strset_free(&t.ids);
+	free(t.blocks.keys);
+	free(t.blocks.used);
+	free(t.ts.v);
+	free(t.tin.v);
+	free(t.tout.v);
 }
 
 /* ---------------------------------------------------------------- prompt */
