@@ -1091,6 +1091,39 @@ static int valid_header_name(const char *s)
 	return 1;
 }
 
+/* The options taken together: what is required, what excludes what, the
+ * endpoint and the API key (usage error, exit 2, otherwise). */
+static void check_args(void)
+{
+	if (!cfg.url_in)
+		gp_usage_error("--url is required");
+	if (!cfg.model)
+		gp_usage_error("--model is required");
+	if (cfg.rate_rps > 0 && cfg.poisson_rps > 0)
+		gp_usage_error("--rate-rps and --poisson-rps exclude each other");
+	if (cfg.key_header && !valid_header_name(cfg.key_header))
+		gp_usage_error("--key-header: '%s' is not a header name", cfg.key_header);
+	if (cfg.receipt_header && cfg.receipt_from_id)
+		gp_usage_error("--receipt-header and --receipt-from exclude each other");
+	{
+		char err[256];
+
+		if (gp_http_url_check(cfg.url_in, cfg.url, sizeof(cfg.url), err, sizeof(err)))
+			gp_usage_error("--url: %s", err);
+	}
+	snprintf(cfg.endpoint, sizeof(cfg.endpoint), "%s%s", cfg.url,
+		 cfg.api_chat ? "/v1/chat/completions" : "/v1/completions");
+	{
+		char err[512];
+		int k = gp_stream_api_key(cfg.api_key_file, cfg.api_key_buf, sizeof(cfg.api_key_buf), err,
+					  sizeof(err));
+
+		if (k < 0)
+			gp_usage_error("--api-key-file: %s", err);
+		cfg.api_key = k ? cfg.api_key_buf : NULL;
+	}
+}
+
 static void parse_args(int argc, char **argv)
 {
 	int c;
@@ -1176,35 +1209,9 @@ static void parse_args(int argc, char **argv)
 		default: gp_usage_error("unknown option");
 		}
 	}
-	if (!cfg.url_in)
-		gp_usage_error("--url is required");
-	if (!cfg.model)
-		gp_usage_error("--model is required");
-	if (cfg.rate_rps > 0 && cfg.poisson_rps > 0)
-		gp_usage_error("--rate-rps and --poisson-rps exclude each other");
-	if (cfg.key_header && !valid_header_name(cfg.key_header))
-		gp_usage_error("--key-header: '%s' is not a header name", cfg.key_header);
-	if (cfg.receipt_header && cfg.receipt_from_id)
-		gp_usage_error("--receipt-header and --receipt-from exclude each other");
-	{
-		char err[256];
-
-		if (gp_http_url_check(cfg.url_in, cfg.url, sizeof(cfg.url), err, sizeof(err)))
-			gp_usage_error("--url: %s", err);
-	}
-	snprintf(cfg.endpoint, sizeof(cfg.endpoint), "%s%s", cfg.url,
-		 cfg.api_chat ? "/v1/chat/completions" : "/v1/completions");
+	check_args();
 	cfg.paths = argv + optind;
 	cfg.npaths = argc - optind;
-	{
-		char err[512];
-		int k = gp_stream_api_key(cfg.api_key_file, cfg.api_key_buf, sizeof(cfg.api_key_buf), err,
-					  sizeof(err));
-
-		if (k < 0)
-			gp_usage_error("--api-key-file: %s", err);
-		cfg.api_key = k ? cfg.api_key_buf : NULL;
-	}
 }
 
 static void make_run_id(uint64_t digest)
