@@ -1332,40 +1332,160 @@ static void sec_protocol(struct gp_doc *d, const struct model *m, const struct o
 		not_measured(d, "no protocol given (--protocol FILE) and no protocol record in the input");
 }
 
-static void sec_health(struct gp_doc *d, const struct model *m)
+/* ---- phase 0: health, summarized.  A campaign checks health before every
+ * run, so the records run to thousands: one row per (arm, check, backend or
+ * VIP) with its counts and its first and last failure, then the first few
+ * failures and not-ready rounds with the file:line of each record. */
+
+#define HEALTH_LISTED 5		/* failures (and not-ready rounds) listed in full */
+
+struct hgroup {
+	const char *arm, *check, *name, *target;	/* borrowed from the records */
+	size_t checks, passed;
+	size_t first, last;	/* record indexes of the first and last failure */
+};
+
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The groups of the health records, in the order each first appears. */
+static struct hgroup *health_groups(const struct model *m, size_t *ng)
+{
+	struct hgroup *g = NULL;
+	const json_t *o;
+	size_t i = 0, n = 0, cap = 0, k;
+
+	while ((o = next_of(m, "health", &i))) {
+		const char *arm = str(o, "arm", NULL), *check = str(o, "check", ""),
+			   *name = str(o, "name", NULL), *target = str(o, "target", NULL);
+
+		for (k = 0; k < n; k++)
+			if (same_str(g[k].arm, arm) && !strcmp(g[k].check, check) &&
+			    same_str(g[k].name, name) && same_str(g[k].target, target))
+				break;
+		if (k == n) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 16;
+				g = gp_xrealloc(g, cap * sizeof(*g));
+			}
+			g[n++] = (struct hgroup){ arm, check, name, target, 0, 0, SIZE_MAX, SIZE_MAX };
+		}
+		g[k].checks++;
+		if (tri(o, "ok") == 1)
+			g[k].passed++;
+		else {
+			if (g[k].first == SIZE_MAX)
+				g[k].first = i - 1;
+			g[k].last = i - 1;
+		}
+	}
+	*ng = n;
+	return g;
+}
+
+/* "AT: DETAIL (FILE:LINE)" of health record r, the detail cut at 80 bytes. */
+static void health_failure_cell(struct gp_doc *d, const struct model *m, size_t r)
+{
+	const json_t *o = m->r[r].o;
+	const char *det = str(o, "detail", str(o, "error", ""));
+	int cut = strlen(det) > 80;
+
+	gp_doc_cell(d, "%s: %.80s%s (%s:%lu)", str(o, "at", "time not recorded"), det, cut ? "…" : "",
+		    m->r[r].file, m->r[r].line);
+}
+
+static void health_rounds(struct gp_doc *d, const struct model *m)
 {
 	const json_t *o;
-	size_t i = 0, bad = 0, n = count_of(m, "health");
+	size_t i = 0, n = count_of(m, "health_summary"), ready = 0, shown = 0;
+
+	if (!n)
+		return;
+	while ((o = next_of(m, "health_summary", &i)))
+		ready += tri(o, "ready") == 1;
+	gp_doc_para(d, "%zu health round%s (gp-health runs): %zu READY, %zu NOT READY.", n,
+		    n == 1 ? "" : "s", ready, n - ready);
+	i = 0;
+	while ((o = next_of(m, "health_summary", &i)) && shown < HEALTH_LISTED) {
+		if (tri(o, "ready") == 1)
+			continue;
+		char *failed = joined(json_object_get(o, "failed_checks"), ", ");
+
+		gp_doc_item(d, "health summary (%s%s%s%s): NOT READY%s%s (%s:%lu)", str(o, "arm", NULL) ? "arm " : "",
+			    str(o, "arm", ""), str(o, "arm", NULL) ? ", " : "", str(o, "at", "time not recorded"),
+			    *failed ? " — failed: " : "", failed, m->r[i - 1].file, m->r[i - 1].line);
+		free(failed);
+		shown++;
+	}
+	if (n - ready > shown)
+		gp_doc_para(d, "… and %zu more NOT READY rounds (jq 'select(.type == \"health_summary\" and "
+			    ".ready != true)').", n - ready - shown);
+}
+
+static void health_failures(struct gp_doc *d, const struct model *m, size_t bad)
+{
+	const json_t *o;
+	size_t i = 0, shown = 0;
+
+	if (!bad)
+		return;
+	gp_doc_para(d, "The first %zu of %zu failed checks, each with its record (every failure is in "
+		    "the record files: jq 'select(.type == \"health\" and .ok != true)'):",
+		    bad < HEALTH_LISTED ? bad : HEALTH_LISTED, bad);
+	while ((o = next_of(m, "health", &i)) && shown < HEALTH_LISTED) {
+		if (tri(o, "ok") == 1)
+			continue;
+		gp_doc_item(d, "%s:%lu: %s %s%s%s at %s: %s", m->r[i - 1].file, m->r[i - 1].line,
+			    str(o, "check", ""), str(o, "name", ""), str(o, "name", NULL) ? " " : "",
+			    str(o, "target", ""), str(o, "at", "time not recorded"),
+			    str(o, "detail", str(o, "error", "")));
+		shown++;
+	}
+}
+
+static void sec_health(struct gp_doc *d, const struct model *m)
+{
+	size_t n = count_of(m, "health"), ng, bad = 0;
+	struct hgroup *g;
 
 	gp_doc_heading(d, 2, "Phase 0: health");
 	if (!n && !count_of(m, "health_summary")) {
 		not_measured(d, "no health or health_summary records (gp-health)");
 		return;
 	}
-	while ((o = next_of(m, "health_summary", &i))) {
-		char *failed = joined(json_object_get(o, "failed_checks"), ", ");
-
-		gp_doc_item(d, "health summary (%s%s%s%s): %s%s%s", str(o, "arm", NULL) ? "arm " : "",
-			    str(o, "arm", ""), str(o, "arm", NULL) ? ", " : "", str(o, "at", "time not recorded"),
-			    tri(o, "ready") == 1 ? "READY" : "NOT READY", *failed ? " — failed: " : "", failed);
-		free(failed);
-	}
-	i = 0;
-	while ((o = next_of(m, "health", &i)))
-		bad += tri(o, "ok") != 1;
+	health_rounds(d, m);
+	g = health_groups(m, &ng);
+	for (size_t k = 0; k < ng; k++)
+		bad += g[k].checks - g[k].passed;
 	gp_doc_para(d, "%zu checks, %zu failed.", n, bad);
-	if (!n)
-		return;
-	TABLE(d, "llllll", "check", "name", "target", "ok", "at", "detail");
-	i = 0;
-	while ((o = next_of(m, "health", &i))) {
-		gp_doc_cell(d, "%s", str(o, "check", ""));
-		gp_doc_cell(d, "%s", str(o, "name", "n/a"));
-		gp_doc_cell(d, "%s", str(o, "target", "n/a"));
-		gp_doc_cell(d, "%s", tri(o, "ok") == 1 ? "ok" : "FAIL");
-		gp_doc_cell(d, "%s", str(o, "at", "n/a"));
-		gp_doc_cell(d, "%s", str(o, "detail", ""));
+	if (ng) {
+		TABLE(d, "lllrrll", "arm", "check", "backend or VIP", "checks", "passed", "first failure",
+		      "last failure");
+		for (size_t k = 0; k < ng; k++) {
+			gp_doc_cell(d, "%s", g[k].arm ? g[k].arm : "—");
+			gp_doc_cell(d, "%s", g[k].check);
+			if (g[k].name && g[k].target)
+				gp_doc_cell(d, "%s (%s)", g[k].name, g[k].target);
+			else
+				gp_doc_cell(d, "%s", g[k].target ? g[k].target : g[k].name ? g[k].name : "n/a");
+			gp_doc_cell(d, "%zu", g[k].checks);
+			gp_doc_cell(d, "%zu", g[k].passed);
+			if (g[k].first == SIZE_MAX) {
+				gp_doc_cell(d, "—");
+				gp_doc_cell(d, "—");
+				continue;
+			}
+			health_failure_cell(d, m, g[k].first);
+			if (g[k].last == g[k].first)
+				gp_doc_cell(d, "(the same)");
+			else
+				health_failure_cell(d, m, g[k].last);
+		}
 	}
+	free(g);
+	health_failures(d, m, bad);
 }
 
 static void sec_calib(struct gp_doc *d, const struct model *m, int drawn)

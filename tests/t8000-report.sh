@@ -112,6 +112,44 @@ test_expect_success 'calibration, probe and health tables hold the fixture'"'"'s
 	test $(grep -c "^| b[12] (http://127.0.0.1:900[12]) | [0-6] |" out/report.md) = \
 	     $(jq -s "map(select(.type == \"calib_step\")) | length" $DATA/phases.ndjson)
 '
+# A campaign's health: 200 gp-health rounds of 6 checks (two arms), six
+# failures — b2's metrics in rounds 37, 60, 61, 62 and 150, the VIP in round
+# 90 (odd rounds are arm kv, even ones rr).  The section stays short and still names them.
+awk 'BEGIN {
+	for (r = 1; r <= 200; r++) {
+		arm = r % 2 ? "kv" : "rr"; bad = 0
+		for (c = 0; c < 6; c++) {
+			split("backend_models b1 9001|backend_models b2 9002|metrics b1 9001|metrics b2 9002|vip_chat vip 8080|kv_events vip 8080", L, "|")
+			split(L[c + 1], f, " ")
+			ok = !((f[1] == "metrics" && f[2] == "b2" && (r == 37 || r == 60 || r == 61 || r == 62 || r == 150)) ||
+			       (f[1] == "vip_chat" && r == 90))
+			bad += !ok
+			printf "{\"type\":\"health\",\"check\":\"%s\",\"name\":\"%s\",\"target\":\"http://127.0.0.1:%s\",\"arm\":\"%s\",\"ok\":%s,\"at\":\"2026-12-01T08:%02d:%02dZ\",\"detail\":\"%s\"}\n",
+				f[1], f[2], f[3], arm, ok ? "true" : "false", int(r / 60), r % 60, ok ? "fine" : "round " r " failed"
+		}
+		printf "{\"type\":\"health_summary\",\"arm\":\"%s\",\"ready\":%s,\"at\":\"2026-12-01T08:%02d:%02dZ\",\"failed_checks\":[%s]}\n",
+			arm, bad ? "false" : "true", int(r / 60), r % 60, bad ? "\"x\"" : ""
+	}
+}' >many-health.ndjson
+test_expect_success 'many health records: one row per arm, check and target, failures still named' '
+	gp-report -q -o mh --no-plots many-health.ndjson &&
+	sed -n "/^## Phase 0/,/^## Phase 1/p" mh/report.md >h.md &&
+	test $(wc -l <h.md) -lt 40 &&
+	grep -qF "1200 checks, 6 failed." h.md &&
+	grep -qF "200 health rounds (gp-health runs): 194 READY, 6 NOT READY." h.md &&
+	test $(grep -c "^| \(kv\|rr\) | " h.md) = 12 &&
+	grep "^| kv | metrics | b2 (http://127.0.0.1:9002) | 100 | 98 | " h.md >row &&
+	grep -qF "| 2026-12-01T08:00:37Z: round 37 failed (many-health.ndjson:256) | 2026-12-01T08:01:01Z: round 61 failed (many-health.ndjson:424) |" row &&
+	grep "^| rr | metrics | b2 (http://127.0.0.1:9002) | 100 | 97 | " h.md |
+		grep -qF "round 60 failed (many-health.ndjson:417) | 2026-12-01T08:02:30Z: round 150 failed (many-health.ndjson:1047) |" &&
+	grep -q "^| rr | vip_chat | vip (http://127.0.0.1:8080) | 100 | 99 | 2026-12-01T08:01:30Z: round 90 failed (many-health.ndjson:628) | (the same) |$" h.md &&
+	grep -q "^| kv | metrics | b1 (http://127.0.0.1:9001) | 100 | 100 | — | — |$" h.md &&
+	grep -qF "The first 5 of 6 failed checks" h.md &&
+	test $(grep -c "^- many-health.ndjson:[0-9]*: " h.md) = 5 &&
+	grep -qF -- "- many-health.ndjson:628: vip_chat vip http://127.0.0.1:8080 at 2026-12-01T08:01:30Z: round 90 failed" h.md &&
+	test $(grep -c "^- health summary (arm .*NOT READY" h.md) = 5 &&
+	grep -qF "… and 1 more NOT READY rounds" h.md
+'
 test_expect_success 'the CDFs are drawn at the ladder'"'"'s moderate rate over the request records' '
 	grep -qF "CDFs at 8 req/s, the ladder'"'"'s moderate rate" out/report.md &&
 	for a in rr hash; do

@@ -38,13 +38,15 @@ test_expect_success 'gp-report reads them all (exit 0) and draws probe and calib
 	gp-report -q -o out --html health.ndjson probe.ndjson calib.ndjson ladder.ndjson 2>err &&
 	test -s out/probe.png && test -s out/calib.png && test -s out/report.html
 '
-test_expect_success 'health: one row per check, the summary, the failed count' '
+test_expect_success 'health: a row per arm, check and target, the rounds, the failed count' '
 	n=$(jq -s "map(select(.type == \"health\")) | length" health.ndjson) &&
 	bad=$(jq -s "map(select(.type == \"health\" and .ok != true)) | length" health.ndjson) &&
+	groups=$(jq -s "map(select(.type == \"health\") | [.arm, .check, .name, .target]) | unique | length" health.ndjson) &&
 	grep -qF "$n checks, $bad failed." out/report.md &&
-	test $(sed -n "/^## Phase 0/,/^## Phase 1/p" out/report.md | grep -cE "^\| [a-z_]+ \| [^|]+ \| http") = $n &&
+	test $(sed -n "/^## Phase 0/,/^## Phase 1/p" out/report.md | grep -cE "^\| chash \| [a-z_]+ \| [^|]+ \| [0-9]+ \| [0-9]+ \|") = $groups &&
 	if jq -e "select(.type == \"health_summary\") | .ready" health.ndjson >/dev/null
-	then grep -q "): READY" out/report.md; else grep -q "): NOT READY" out/report.md; fi
+	then grep -qF "1 health round (gp-health runs): 1 READY, 0 NOT READY." out/report.md
+	else grep -qF "1 health round (gp-health runs): 0 READY, 1 NOT READY." out/report.md; fi
 '
 test_expect_success 'probe: the verdict row, and one plotted point per busy sample' '
 	jq -r "select(.type == \"probe\") | [.arm, .expect, (if .engaged then \"ENGAGED\" else \"NOT ENGAGED\" end)] | @tsv" \
