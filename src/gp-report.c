@@ -204,6 +204,12 @@ static int tri(const json_t *o, const char *k)
 	return o && gp_json_bool(o, k, &b) == 0 ? b : -1;
 }
 
+/* Equal strings, or both NULL. */
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 static int same_rate(double a, double b)
 {
 	return fabs(a - b) <= 1e-9 * fmax(1, fmax(fabs(a), fabs(b)));
@@ -790,12 +796,15 @@ static void plot_goodfrac_arm(struct plotter *p, const struct model *m, FILE *f,
 		fprintf(d, "\n\n# knee: rate_rps good_fraction (knee)\n%.17g %.17g\n",
 			num(k, "rate_rps"), num(k, "good_fraction"));
 	xfclose(d, path);
-	fprintf(f, "%s'goodfrac-%zu.dat' index 0 using 1:2:3:4 with yerrorlines lw 2 pt %d ps 0.9 lc rgb '%s' title ",
-		a ? ", \\\n     " : "", a, point_type(arm_slot(m, arm)), arm_color(m, arm));
+	/* A dash type per arm, and knee circles of a size per arm: arms whose
+	 * curves or knees coincide stay told apart. */
+	fprintf(f, "%s'goodfrac-%zu.dat' index 0 using 1:2:3:4 with yerrorlines lw 2 dt %d pt %d ps 0.9 lc rgb '%s' title ",
+		a ? ", \\\n     " : "", a, dash_type(arm_slot(m, arm)), point_type(arm_slot(m, arm)),
+		arm_color(m, arm));
 	gq(f, title);
 	if (has_knee)
-		fprintf(f, ", \\\n     'goodfrac-%zu.dat' index 1 using 1:2 with points pt 6 ps 3.5 lw 2 lc rgb '%s' notitle",
-			a, arm_color(m, arm));
+		fprintf(f, ", \\\n     'goodfrac-%zu.dat' index 1 using 1:2 with points pt 6 ps %.1f lw 2 lc rgb '%s' notitle",
+			a, 3.0 + 1.2 * (double)(arm_slot(m, arm) % 4), arm_color(m, arm));
 	free(title);
 	free(path);
 	free(v);
@@ -905,8 +914,11 @@ static int plot_cdf(struct plotter *p, const struct model *m, double rate, int m
 		xmax = n ? fmax(xmax, v[n - 1]) : xmax;
 		xfclose(d, path);
 		t = xasprintf("%s (%zu of %ld requests have a %s)", m->arms[a], n, att, what);
-		fprintf(f, "%s'%s-%zu.dat' using 1:2 with steps lw 2 lc rgb '%s' title ",
-			any ? ", \\\n     " : "", name, a, arm_color(m, m->arms[a]));
+		/* Drawn first, drawn widest: a curve that another covers exactly
+		 * still shows at its edges (and in its dashes). */
+		fprintf(f, "%s'%s-%zu.dat' using 1:2 with steps lw %.1f dt %d lc rgb '%s' title ",
+			any ? ", \\\n     " : "", name, a, 2.0 + 2.0 * (double)((m->narms - 1 - a) % 3),
+			dash_type(arm_slot(m, m->arms[a])), arm_color(m, m->arms[a]));
 		gq(f, t);
 		any = 1;
 		free(t);
@@ -970,10 +982,22 @@ static int plot_probe(struct plotter *p, const struct model *m)
 		char *path, *t;
 		FILE *d = dat_open(p, "probe", a, &path);
 
-		fprintf(d, "# arm %s: t_s peak_to_mean (probe_sample; idle samples skipped)\n", arms[a]);
-		while ((o = next_of(m, "probe_sample", &i)))
-			if (!strcmp(str(o, "arm", ""), arms[a]) && !isnan(num(o, "peak_to_mean")))
-				fprintf(d, "%.17g %.17g\n", num(o, "t_s"), num(o, "peak_to_mean"));
+		fprintf(d, "# arm %s: t_s peak_to_mean (probe_sample; idle samples skipped; "
+			"a blank line between probe rounds)\n", arms[a]);
+		const char *round = NULL;
+		double t0 = -INFINITY;
+
+		while ((o = next_of(m, "probe_sample", &i))) {
+			if (strcmp(str(o, "arm", ""), arms[a]) || isnan(num(o, "peak_to_mean")))
+				continue;
+			/* Each probe round starts its clock at 0: a line back to it
+			 * would be drawn across the plot. */
+			if (round && (!same_str(round, str(o, "run", NULL)) || num(o, "t_s") < t0))
+				fputc('\n', d);
+			round = str(o, "run", "");
+			t0 = num(o, "t_s");
+			fprintf(d, "%.17g %.17g\n", t0, num(o, "peak_to_mean"));
+		}
 		xfclose(d, path);
 		if (pr)
 			t = xasprintf("%s (expect %s: concentration %s, %s)", arms[a],
@@ -1041,11 +1065,16 @@ static void calib_data(struct plotter *p, const struct model *m, const char *ep,
 
 	fprintf(d, "# endpoint %s: offered_rps delivered_tok_s %s suspect (calib_step)\n", ep,
 		depth ? depth : "queue_diverging");
+	double x0 = -INFINITY;
+
 	while ((o = next_of(m, "calib_step", &i))) {
 		double q = depth ? num(o, depth) : tri(o, "queue_diverging") == 1;
 
 		if (strcmp(endpoint_of(o), ep))
 			continue;
+		if (num(o, "offered_rps") < x0)	/* another calibration of it: its own line */
+			fputc('\n', d);
+		x0 = num(o, "offered_rps");
 		fprintf(d, "%.17g %.17g %.17g %d\n", num(o, "offered_rps"), num(o, "delivered_tok_s"),
 			q, tri(o, "suspect") == 1);
 	}
@@ -1345,11 +1374,6 @@ struct hgroup {
 	size_t first, last;	/* record indexes of the first and last failure */
 };
 
-static int same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
 /* The groups of the health records, in the order each first appears. */
 static struct hgroup *health_groups(const struct model *m, size_t *ng)
 {
@@ -1385,15 +1409,36 @@ static struct hgroup *health_groups(const struct model *m, size_t *ng)
 	return g;
 }
 
-/* "AT: DETAIL (FILE:LINE)" of health record r, the detail cut at 80 bytes. */
-static void health_failure_cell(struct gp_doc *d, const struct model *m, size_t r)
+/* "AT: DETAIL (FILE:LINE)" of health record r, the detail cut at 80 bytes;
+ * a freshly allocated string. */
+static char *health_failure(const struct model *m, size_t r)
 {
 	const json_t *o = m->r[r].o;
 	const char *det = str(o, "detail", str(o, "error", ""));
-	int cut = strlen(det) > 80;
 
-	gp_doc_cell(d, "%s: %.80s%s (%s:%lu)", str(o, "at", "time not recorded"), det, cut ? "…" : "",
-		    m->r[r].file, m->r[r].line);
+	return xasprintf("%s: %.80s%s (%s:%lu)", str(o, "at", "time not recorded"), det,
+			 strlen(det) > 80 ? "…" : "", m->r[r].file, m->r[r].line);
+}
+
+/* The last column (the one the HTML page wraps): the first and the last failure. */
+static void health_failures_cell(struct gp_doc *d, const struct model *m, const struct hgroup *g)
+{
+	char *first, *last;
+
+	if (g->first == SIZE_MAX) {
+		gp_doc_cell(d, "—");
+		return;
+	}
+	first = health_failure(m, g->first);
+	if (g->last == g->first) {
+		gp_doc_cell(d, "once: %s", first);
+		free(first);
+		return;
+	}
+	last = health_failure(m, g->last);
+	gp_doc_cell(d, "first %s; last %s", first, last);
+	free(first);
+	free(last);
 }
 
 static void health_rounds(struct gp_doc *d, const struct model *m)
@@ -1461,8 +1506,8 @@ static void sec_health(struct gp_doc *d, const struct model *m)
 		bad += g[k].checks - g[k].passed;
 	gp_doc_para(d, "%zu checks, %zu failed.", n, bad);
 	if (ng) {
-		TABLE(d, "lllrrll", "arm", "check", "backend or VIP", "checks", "passed", "first failure",
-		      "last failure");
+		TABLE(d, "lllrrl", "arm", "check", "backend or VIP", "checks", "passed",
+		      "failures (first, last)");
 		for (size_t k = 0; k < ng; k++) {
 			gp_doc_cell(d, "%s", g[k].arm ? g[k].arm : "—");
 			gp_doc_cell(d, "%s", g[k].check);
@@ -1472,16 +1517,7 @@ static void sec_health(struct gp_doc *d, const struct model *m)
 				gp_doc_cell(d, "%s", g[k].target ? g[k].target : g[k].name ? g[k].name : "n/a");
 			gp_doc_cell(d, "%zu", g[k].checks);
 			gp_doc_cell(d, "%zu", g[k].passed);
-			if (g[k].first == SIZE_MAX) {
-				gp_doc_cell(d, "—");
-				gp_doc_cell(d, "—");
-				continue;
-			}
-			health_failure_cell(d, m, g[k].first);
-			if (g[k].last == g[k].first)
-				gp_doc_cell(d, "(the same)");
-			else
-				health_failure_cell(d, m, g[k].last);
+			health_failures_cell(d, m, &g[k]);
 		}
 	}
 	free(g);

@@ -139,16 +139,30 @@ test_expect_success 'many health records: one row per arm, check and target, fai
 	grep -qF "200 health rounds (gp-health runs): 194 READY, 6 NOT READY." h.md &&
 	test $(grep -c "^| \(kv\|rr\) | " h.md) = 12 &&
 	grep "^| kv | metrics | b2 (http://127.0.0.1:9002) | 100 | 98 | " h.md >row &&
-	grep -qF "| 2026-12-01T08:00:37Z: round 37 failed (many-health.ndjson:256) | 2026-12-01T08:01:01Z: round 61 failed (many-health.ndjson:424) |" row &&
+	grep -qF "| first 2026-12-01T08:00:37Z: round 37 failed (many-health.ndjson:256); last 2026-12-01T08:01:01Z: round 61 failed (many-health.ndjson:424) |" row &&
 	grep "^| rr | metrics | b2 (http://127.0.0.1:9002) | 100 | 97 | " h.md |
-		grep -qF "round 60 failed (many-health.ndjson:417) | 2026-12-01T08:02:30Z: round 150 failed (many-health.ndjson:1047) |" &&
-	grep -q "^| rr | vip_chat | vip (http://127.0.0.1:8080) | 100 | 99 | 2026-12-01T08:01:30Z: round 90 failed (many-health.ndjson:628) | (the same) |$" h.md &&
-	grep -q "^| kv | metrics | b1 (http://127.0.0.1:9001) | 100 | 100 | — | — |$" h.md &&
+		grep -qF "| first 2026-12-01T08:01:00Z: round 60 failed (many-health.ndjson:417); last 2026-12-01T08:02:30Z: round 150 failed (many-health.ndjson:1047) |" &&
+	grep -q "^| rr | vip_chat | vip (http://127.0.0.1:8080) | 100 | 99 | once: 2026-12-01T08:01:30Z: round 90 failed (many-health.ndjson:628) |$" h.md &&
+	grep -q "^| kv | metrics | b1 (http://127.0.0.1:9001) | 100 | 100 | — |$" h.md &&
 	grep -qF "The first 5 of 6 failed checks" h.md &&
 	test $(grep -c "^- many-health.ndjson:[0-9]*: " h.md) = 5 &&
 	grep -qF -- "- many-health.ndjson:628: vip_chat vip http://127.0.0.1:8080 at 2026-12-01T08:01:30Z: round 90 failed" h.md &&
 	test $(grep -c "^- health summary (arm .*NOT READY" h.md) = 5 &&
 	grep -qF "… and 1 more NOT READY rounds" h.md
+'
+test_expect_success 'two probe rounds of an arm, and a calibration given twice, are drawn as separate lines' '
+	{ jq -c "select(.type == \"probe_sample\" or .type == \"calib_step\") | .run = \"probe-1\"" $DATA/phases.ndjson &&
+	  jq -c "select(.type == \"probe_sample\") | .run = \"probe-2\"" $DATA/phases.ndjson; } >rounds.ndjson &&
+	gp-report -q -o rounds rounds.ndjson &&
+	for f in rounds/gnuplot/probe-*.dat rounds/gnuplot/calib-*.dat; do
+		awk "/^#/ { next } /^$/ { blocks++; last = \"\"; next }
+		     { if (last != \"\" && \$1 < last + 0) back++; last = \$1 }
+		     END { if (back) exit 1; print blocks + 1 }" $f >blocks || { echo "$f: a line goes back"; exit 1; }
+		case $f in *probe*) test "$(cat blocks)" = 2 ;; *) test "$(cat blocks)" = 1 ;; esac || { echo "$f: $(cat blocks) blocks"; exit 1; }
+	done &&
+	jq -c "select(.type == \"calib_step\")" $DATA/phases.ndjson >twice.ndjson &&
+	gp-report -q -o twice twice.ndjson twice.ndjson &&
+	test "$(grep -c "^$" twice/gnuplot/calib-0.dat)" = 1
 '
 test_expect_success 'the CDFs are drawn at the ladder'"'"'s moderate rate over the request records' '
 	grep -qF "CDFs at 8 req/s, the ladder'"'"'s moderate rate" out/report.md &&
@@ -186,6 +200,13 @@ test_expect_success 'an arm has one colour in every plot' '
 	done &&
 	test "$(grep -ho "rgb .#[0-9a-f]*. title .rr " out/gnuplot/goodfrac.gp)" != \
 	     "$(grep -ho "rgb .#[0-9a-f]*. title .hash " out/gnuplot/goodfrac.gp | sed s/hash/rr/)"
+'
+test_expect_success 'arms whose curves or knees coincide stay told apart: a dash type and a knee size each' '
+	for g in goodfrac ttft_cdf tpot_cdf; do
+		test $(grep -o " dt [0-9]* [^,]*title .\(rr\|hash\) " out/gnuplot/$g.gp | cut -d" " -f3 | sort -u | wc -l) = 2 ||
+			{ echo "$g: one dash type"; exit 1; }
+	done &&
+	test $(grep -o "pt 6 ps [0-9.]*" out/gnuplot/goodfrac.gp | sort -u | wc -l) = 2
 '
 test_expect_success '--moderate-rps picks the nearest rung and says so' '
 	gp-report -q -o mod --no-plots --moderate-rps 15 all.ndjson &&
