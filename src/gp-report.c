@@ -1082,6 +1082,19 @@ static void calib_data(struct plotter *p, const struct model *m, const char *ep,
 	free(path);
 }
 
+/* The capacity_tok_s of endpoint ep's (last) capacity record, or NaN. */
+static double capacity_of(const struct model *m, const char *ep)
+{
+	const json_t *o;
+	size_t i = 0;
+	double c = NAN;
+
+	while ((o = next_of(m, "capacity", &i)))
+		if (!strcmp(endpoint_of(o), ep))
+			c = num(o, "capacity_tok_s");
+	return c;
+}
+
 static int plot_calib(struct plotter *p, const struct model *m)
 {
 	const char **eps = NULL, *depth = depth_field(m);
@@ -1112,7 +1125,8 @@ static int plot_calib(struct plotter *p, const struct model *m)
 	}
 	f = body_open(&b);
 	style(f);
-	fputs("set multiplot layout 2,1 title 'Calibration: each endpoint driven directly (crosses: SUSPECT steps)'\n"
+	fputs("set multiplot layout 2,1 title 'Calibration: each endpoint driven directly "
+	      "(crosses: SUSPECT steps; dotted: its capacity)'\n"
 	      "set lmargin 12\nset logscale x 2\nset xlabel 'offered rate (req/s, log scale)'\n"
 	      "set ylabel 'delivered (tokens/s)'\nset yrange [0:*]\nset offsets 0, 0, graph 0.06, 0\nplot ", f);
 	for (size_t e = 0; e < ne; e++) {
@@ -1122,6 +1136,9 @@ static int plot_calib(struct plotter *p, const struct model *m)
 		gq(f, labels[e]);
 		fprintf(f, ", \\\n     'calib-%zu.dat' using 1:($4 > 0 ? $2 : 1/0) with points pt 2 ps 2.5 lw 2 lc rgb '%s' notitle",
 			e, COLOR(e));
+		if (!isnan(capacity_of(m, eps[e])))
+			fprintf(f, ", \\\n     %.17g with lines dt 3 lw 1.5 lc rgb '%s' notitle",
+				capacity_of(m, eps[e]), COLOR(e));
 	}
 	if (depth)
 		fprintf(f, "\nunset key\nset ylabel 'queue depth in the hold (%s, requests)'\nplot ", depth);

@@ -201,6 +201,11 @@ test_expect_success 'an arm has one colour in every plot' '
 	test "$(grep -ho "rgb .#[0-9a-f]*. title .rr " out/gnuplot/goodfrac.gp)" != \
 	     "$(grep -ho "rgb .#[0-9a-f]*. title .hash " out/gnuplot/goodfrac.gp | sed s/hash/rr/)"
 '
+test_expect_success 'the calibration plot marks each endpoint'"'"'s capacity' '
+	jq -r "select(.type == \"capacity\") | .capacity_tok_s" $DATA/phases.ndjson | while read -r c; do
+		grep -qE "[ ,]$(printf %g $c) with lines dt 3 " out/gnuplot/calib.gp || { echo "capacity $c"; exit 1; }
+	done
+'
 test_expect_success 'arms whose curves or knees coincide stay told apart: a dash type and a knee size each' '
 	for g in goodfrac ttft_cdf tpot_cdf; do
 		test $(grep -o " dt [0-9]* [^,]*title .\(rr\|hash\) " out/gnuplot/$g.gp | cut -d" " -f3 | sort -u | wc -l) = 2 ||
