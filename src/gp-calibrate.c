@@ -46,7 +46,8 @@ static const char usage[] =
 	"                    [--prefill-input-tokens N] [--prefill-output-tokens N]\n"
 	"                    [--decode-input-tokens N] [--decode-output-tokens N]\n"
 	"                    [--model M] [--api chat|completions] [--metrics-url URL]\n"
-	"                    [--backend-header NAME]... [--progress] [-o FILE]\n"
+	"                    [--backend-header NAME]... [--cacert FILE] [--insecure]\n"
+	"                    [--progress] [-o FILE]\n"
 	"       gp-calibrate protocol [--protocol FILE] [protocol options]\n"
 	"       gp-calibrate ladder --trace FILE [--unsaturated F] [--moderate F]\n"
 	"                    [--saturated F] [--rung F]... [FILE...]\n"
@@ -85,6 +86,8 @@ static const char usage[] =
 	"  --metrics-url URL     the backend's metrics (default: the fleet's metrics_url)\n"
 	"  --backend-header NAME a gateway's backend-naming header: refuse a target\n"
 	"                        that answers with it (also the fleet's backend_header)\n"
+	"  --cacert FILE         https: verify certificates against this CA file\n"
+	"  --insecure            https: do not verify certificates or host names\n"
 	"  --progress            one line per step on stderr (default: when a tty)\n"
 	"  -o, --output FILE     write records to FILE (.gz: compressed)\n"
 	"  --trace FILE          ladder: the trace whose mean tokens per request convert\n"
@@ -98,10 +101,10 @@ static const char usage[] =
 
 enum {
 	O_FLEET = 256, O_ENDPOINT, O_ROLE, O_PROTOCOL, O_MODEL, O_API, O_METRICS, O_BACKH,
-	O_PROGRESS, O_TRACE, O_UNSAT, O_MOD, O_SAT, O_RUNG, O_VERSION, O_FIELD = 1000,
+	O_PROGRESS, O_CACERT, O_INSECURE, O_TRACE, O_UNSAT, O_MOD, O_SAT, O_RUNG, O_VERSION, O_FIELD = 1000,
 };
 
-#define FIXED_OPTS 17
+#define FIXED_OPTS 19
 
 static struct option *longopts(void)
 {
@@ -114,6 +117,8 @@ static struct option *longopts(void)
 		{ "api", required_argument, NULL, O_API },
 		{ "metrics-url", required_argument, NULL, O_METRICS },
 		{ "backend-header", required_argument, NULL, O_BACKH },
+		{ "cacert", required_argument, NULL, O_CACERT },
+		{ "insecure", no_argument, NULL, O_INSECURE },
 		{ "progress", no_argument, NULL, O_PROGRESS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "trace", required_argument, NULL, O_TRACE },
@@ -595,6 +600,7 @@ static struct {
 	const struct gp_fleet_backend *be;
 	char url[512], post_url[600];
 	struct gp_http *http;
+	struct gp_http_tls tls;		/* --cacert, --insecure */
 	int64_t t0, wall0;
 	json_t *proto;
 	char nonce[40];
@@ -626,7 +632,7 @@ static struct {
  * inflight_metrics), or -1 with a reason. */
 static int scrape(double *depth, char *err, size_t errlen)
 {
-	json_t *m = gp_scrape(G.metrics_url, 2000, NULL);
+	json_t *m = gp_scrape(G.metrics_url, &G.tls, 2000, NULL);
 	double sum = 0;
 	int found = 0;
 
@@ -635,9 +641,7 @@ static int scrape(double *depth, char *err, size_t errlen)
 		return -1;
 	}
 	if (gp_scrape_failed(m)) {
-		const char *e = json_string_value(json_object_get(m, "error"));
-
-		snprintf(err, errlen, "%s", e ? e : "failed");
+		gp_scrape_why(m, err, errlen);
 		json_decref(m);
 		return -1;
 	}
@@ -1243,9 +1247,9 @@ static void probe(void)
 		       "(%s) — calibrate a backend directly, never the balancer", G.url, refused_hdr,
 		       G.fleet_path);
 	if (r->s.cls != GP_STREAM_OK)
-		gp_die(GP_EXIT_UNAVAILABLE, "%s does not serve a streamed completion: %s%s%s",
+		gp_die(GP_EXIT_UNAVAILABLE, "%s does not serve a streamed completion: %s%s%s%s",
 		       G.post_url, gp_stream_class_name(r->s.cls), r->s.detail[0] ? ": " : "",
-		       r->s.detail);
+		       r->s.detail, r->s.cls == GP_STREAM_TLS ? " (" GP_HTTP_TLS_HINT ")" : "");
 	gp_stream_release(&r->s);
 	gp_oai_buf_release(&r->body);
 	free(r);
@@ -1269,7 +1273,7 @@ static void metrics_check(void)
 		G.nnames = 2;
 	}
 	if (scrape(&d, err, sizeof(err)))
-		gp_die(GP_EXIT_UNAVAILABLE, "metrics of %s: %s", G.url, err);
+		gp_die(GP_EXIT_UNAVAILABLE, "metrics %s of %s: %s", G.metrics_url, G.url, err);
 }
 
 /* ---- the sweep ---- */
@@ -1295,6 +1299,8 @@ static void sweep_args(int argc, char **argv, struct popts *po)
 		case O_MODEL: G.model = optarg; break;
 		case O_API: api = optarg; break;
 		case O_METRICS: G.metrics_url = optarg; break;
+		case O_CACERT: G.tls.cacert = optarg; break;
+		case O_INSECURE: G.tls.insecure = 1; break;
 		case O_BACKH:
 			if (G.nbh >= 6)
 				gp_usage_error("--backend-header: at most 6");
@@ -1348,6 +1354,7 @@ static void sweep_setup(void)
 		gp_die(GP_EXIT_SOFTWARE, "cannot initialise libcurl");
 	gp_proc_raise_nofile();		/* one descriptor per stream in flight */
 	ho.connect_timeout_ms = 10000;
+	ho.tls = G.tls;
 	G.http = gp_http_new(&ho, &cal_ops);
 	if (!G.http || gp_stream_headers(G.http, 1, have_key ? G.key : NULL))
 		gp_die(GP_EXIT_SOFTWARE, "cannot create the HTTP engine");

@@ -34,7 +34,8 @@
 
 static const char usage[] =
 	"Usage: gp-health --fleet FILE [--arm NAME] [--timeout-s S] [--prompt-tokens N]\n"
-	"                 [--api-key-file FILE] [-q] [-o FILE] [--help] [--version]\n"
+	"                 [--api-key-file FILE] [--cacert FILE] [--insecure] [-q] [-o FILE]\n"
+	"                 [--help] [--version]\n"
 	"\n"
 	"  -f, --fleet FILE       the fleet file (required)\n"
 	"  -a, --arm NAME         the arm the gateway runs now: when it routes by cache,\n"
@@ -42,6 +43,8 @@ static const char usage[] =
 	"      --timeout-s S      bound on every request and scrape (default 10)\n"
 	"      --prompt-tokens N  length of the precheck's prompt (default 512)\n"
 	"      --api-key-file F   read the API key from F (else GP_API_KEY, OPENAI_API_KEY)\n"
+	"      --cacert FILE      https: verify certificates against this CA file\n"
+	"      --insecure         https: do not verify certificates or host names\n"
 	"  -q, --quiet            no failed-check lines on stderr\n"
 	"  -o, --output FILE      write records to FILE\n"
 	"  -h, --help             this text;  --version  the version\n";
@@ -56,7 +59,8 @@ struct ctx {
 	int quiet;
 	char key[1024];
 	int have_key;
-	long checks, failed, answered;
+	long checks, failed, answered, tls_refused;
+	struct gp_http_tls tls;
 	json_t *failed_names;
 };
 
@@ -109,11 +113,14 @@ static void check_models(const struct gp_fleet_backend *b)
 	json_t *doc = NULL, *data, *m, *ids = json_array(), *extra = json_object();
 	int found = 0, ok = 0;
 	size_t i;
+	enum gp_http_err k;
 
 	snprintf(url, sizeof(url), "%s/v1/models", b->url);
-	if (gp_http_fetch(url, C.timeout_ms, 1u << 20, &body, &len, &status, err, sizeof(err))) {
+	if (gp_http_fetch(url, &C.tls, C.timeout_ms, 1u << 20, &body, &len, &status, err, sizeof(err), &k)) {
 		gp_oai_scrub(err, sizeof(err), C.have_key ? C.key : NULL);
 		json_decref(ids);
+		json_object_set_new(extra, "error", json_string(gp_http_err_name(k)));
+		C.tls_refused += k == GP_HTTP_ETLS;
 		emit("backend_models", b->url, b->name, 0, 0, err, extra);
 		return;
 	}
@@ -161,8 +168,8 @@ static void check_models(const struct gp_fleet_backend *b)
 
 static void check_metrics(const char *url, const char *name, const char *const *need, size_t nneed)
 {
-	json_t *m = gp_scrape(url, C.timeout_ms, NULL), *extra = json_object(), *missing = json_array();
-	char detail[512];
+	json_t *m = gp_scrape(url, &C.tls, C.timeout_ms, NULL), *extra = json_object(), *missing = json_array();
+	char detail[512], why[400];
 	int ok, answered;
 
 	if (!m)
@@ -177,9 +184,7 @@ static void check_metrics(const char *url, const char *name, const char *const *
 	}
 	ok = !gp_scrape_failed(m) && json_array_size(missing) == 0;
 	if (gp_scrape_failed(m))
-		snprintf(detail, sizeof(detail), "scrape failed: %s%s",
-			 json_string_value(json_object_get(m, "error")),
-			 json_object_get(m, "http_status") ? " (see http_status)" : "");
+		snprintf(detail, sizeof(detail), "scrape failed: %s", gp_scrape_why(m, why, sizeof(why)));
 	else if (!ok)
 		snprintf(detail, sizeof(detail), "missing %s",
 			 json_string_value(json_array_get(missing, 0)));
@@ -219,7 +224,7 @@ static void chat(const char *vip, const char *prompt, long max_tokens, const cha
 		 struct gp_chatreq_res *r)
 {
 	struct gp_chatreq_cfg cfg = { vip, C.have_key ? C.key : NULL, C.fleet.backend_header,
-				      C.fleet.receipt_header, C.timeout_ms };
+				      C.fleet.receipt_header, C.timeout_ms, &C.tls };
 	char hdr[512];
 	const char *xh[1] = { hdr };
 	size_t len;
@@ -259,7 +264,9 @@ static void check_vip(const struct gp_fleet_vip *v)
 		snprintf(detail, sizeof(detail), "%s (HTTP %ld)%s%s", r.error, r.status,
 			 *r.detail ? ": " : "", r.detail);
 	else
-		snprintf(detail, sizeof(detail), "%s%s%s", r.error, *r.detail ? ": " : "", r.detail);
+		snprintf(detail, sizeof(detail), "%s%s%s%s", r.error, *r.detail ? ": " : "", r.detail,
+			 r.error && !strcmp(r.error, "tls") ? " (" GP_HTTP_TLS_HINT ")" : "");
+	C.tls_refused += r.error && !strcmp(r.error, "tls");
 	emit("vip_chat", v->url, v->name, ok, r.status != 0, detail, chat_extra(&r));
 	if (C.fleet.receipt_header) {
 		json_t *e = json_object();
@@ -282,7 +289,7 @@ static double counter_sum(const char *const *urls, size_t n, const char *metric,
 
 	*bad = 0;
 	for (size_t i = 0; i < n; i++) {
-		json_t *m = gp_scrape(urls[i], C.timeout_ms, NULL);
+		json_t *m = gp_scrape(urls[i], &C.tls, C.timeout_ms, NULL);
 		int have = 0;
 
 		if (!m)
@@ -370,13 +377,15 @@ static void check_kv(const struct gp_fleet_vip *v)
 
 static void parse_opts(int argc, char **argv, const char **output)
 {
-	enum { O_TIMEOUT = 256, O_PROMPT, O_KEYFILE, O_VERSION };
+	enum { O_TIMEOUT = 256, O_PROMPT, O_KEYFILE, O_CACERT, O_INSECURE, O_VERSION };
 	static const struct option lo[] = {
 		{ "fleet", required_argument, NULL, 'f' },
 		{ "arm", required_argument, NULL, 'a' },
 		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
 		{ "prompt-tokens", required_argument, NULL, O_PROMPT },
 		{ "api-key-file", required_argument, NULL, O_KEYFILE },
+		{ "cacert", required_argument, NULL, O_CACERT },
+		{ "insecure", no_argument, NULL, O_INSECURE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -398,6 +407,8 @@ static void parse_opts(int argc, char **argv, const char **output)
 			break;
 		case O_PROMPT: C.prompt_tokens = gp_opt_long("--prompt-tokens", optarg, 1, 1000000); break;
 		case O_KEYFILE: keyfile = optarg; break;
+		case O_CACERT: C.tls.cacert = optarg; break;
+		case O_INSECURE: C.tls.insecure = 1; break;
 		case 'q': C.quiet = 1; break;
 		case 'o': *output = optarg; break;
 		case 'h': gp_print_help(usage);
@@ -472,7 +483,8 @@ int main(int argc, char **argv)
 		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
 	gp_fleet_release(&C.fleet);
 	if (C.answered == 0)
-		gp_die(GP_EXIT_UNAVAILABLE, "nothing answered: fleet %s is unreachable", C.fleet_path);
+		gp_die(GP_EXIT_UNAVAILABLE, "nothing answered: fleet %s is unreachable%s", C.fleet_path,
+		       C.tls_refused ? " (TLS refused: " GP_HTTP_TLS_HINT ")" : "");
 	if (C.failed) {
 		if (!C.quiet)
 			gp_warn("not ready: %ld of %ld checks failed", C.failed, C.checks);

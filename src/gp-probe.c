@@ -38,8 +38,8 @@ static const char usage[] =
 	"                [--requests N] [--keys K] [--concurrency C] [--interval-ms MS]\n"
 	"                [--prompt-tokens N] [--max-tokens N] [--concentrate-min X]\n"
 	"                [--spread-max X] [--min-busy N] [--max-failed X] [--timeout-s S]\n"
-	"                [--mode-timeout-s S] [--api-key-file FILE] [--run ID] [--progress]\n"
-	"                [-o FILE] [--help] [--version]\n"
+	"                [--mode-timeout-s S] [--api-key-file FILE] [--cacert FILE] [--insecure]\n"
+	"                [--run ID] [--progress] [-o FILE] [--help] [--version]\n"
 	"\n"
 	"  -f, --fleet FILE        the fleet file (required)\n"
 	"  -a, --arm NAME          the arm to probe (required): its mode_cmd, mode_regex, expect\n"
@@ -58,6 +58,8 @@ static const char usage[] =
 	"      --timeout-s S       bound on every request and scrape (default 30)\n"
 	"      --mode-timeout-s S  bound on mode_cmd (default 10)\n"
 	"      --api-key-file F    read the API key from F (else GP_API_KEY, OPENAI_API_KEY)\n"
+	"      --cacert FILE       https: verify certificates against this CA file\n"
+	"      --insecure          https: do not verify certificates or host names\n"
 	"      --run ID            the probe's run id in its records (default probe-ARM-TIME)\n"
 	"      --progress          progress on stderr (default: when stderr is a terminal)\n"
 	"  -o, --output FILE       write records to FILE\n"
@@ -70,6 +72,7 @@ struct opts {
 	double max_failed;
 	struct gp_probe_thr thr;
 	int progress;
+	struct gp_http_tls tls;
 };
 
 struct probe {
@@ -143,7 +146,8 @@ static int check_mode(char *evidence, size_t cap)
 static void snapshot(const char *url, const char *phase)
 {
 	int64_t t;
-	json_t *m = gp_scrape(url, P.o.timeout_ms, &t);
+	json_t *m = gp_scrape(url, &P.o.tls, P.o.timeout_ms, &t);
+	char why[400];
 
 	if (!m)
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
@@ -153,7 +157,7 @@ static void snapshot(const char *url, const char *phase)
 	json_object_set_new(m, "phase", json_string(phase));
 	json_object_set_new(m, "source", json_string("gp-probe"));
 	if (gp_scrape_failed(m))
-		gp_warn("scrape %s: %s", url, json_string_value(json_object_get(m, "error")));
+		gp_warn("scrape %s: %s", url, gp_scrape_why(m, why, sizeof(why)));
 	out_record(m);
 }
 
@@ -177,7 +181,7 @@ static int sample(void *arg, int64_t now)
 	(void)arg;
 	for (size_t i = 0; i < P.fleet.n_backends; i++) {
 		const struct gp_fleet_backend *b = &P.fleet.backends[i];
-		json_t *m = b->metrics_url ? gp_scrape(b->metrics_url, P.o.timeout_ms, NULL) : NULL;
+		json_t *m = b->metrics_url ? gp_scrape(b->metrics_url, &P.o.tls, P.o.timeout_ms, NULL) : NULL;
 		double v = 0;
 		int failed = !m || gp_scrape_failed(m);
 
@@ -324,7 +328,7 @@ static void prepare_bodies(void)
 static void burst(void)
 {
 	struct gp_chatreq_cfg cfg = { P.vip->url, P.have_key ? P.key : NULL, P.fleet.backend_header,
-				      NULL, P.o.timeout_ms };
+				      NULL, P.o.timeout_ms, &P.o.tls };
 	struct gp_chatreq_burst b = { &cfg, P.o.requests, P.o.concurrency,
 				      (int64_t)P.o.interval_ms * 1000000, make, on_done, sample, NULL };
 
@@ -359,8 +363,9 @@ static int verdict(int mode_ok, const char *evidence, int burst_ran)
 	else if (voided)
 		snprintf(why, sizeof(why), "%ld of %ld requests failed", P.failed, attempted);
 	else if (P.acc.busy < P.o.thr.min_busy)
-		snprintf(why, sizeof(why), "%ld samples with load in flight, %ld needed", P.acc.busy,
-			 P.o.thr.min_busy);
+		snprintf(why, sizeof(why), "%ld samples with load in flight, %ld needed%s", P.acc.busy,
+			 P.o.thr.min_busy, P.sample_errors ? " (some backends' scrapes failed: see "
+			 "the probe_sample records)" : "");
 	else if (!engaged)
 		snprintf(why, sizeof(why), "expected %s, concentration %.3g (%s %g)", P.o.expect, c,
 			 strcmp(P.o.expect, "spread") ? "concentrate needs >=" : "spread needs <=",
@@ -413,7 +418,7 @@ static int verdict(int mode_ok, const char *evidence, int burst_ran)
 static void parse_opts(int argc, char **argv)
 {
 	enum { O_VIP = 256, O_INTERVAL, O_PROMPT, O_MAXTOK, O_CMIN, O_SMAX, O_MINBUSY, O_MAXFAIL,
-	       O_TIMEOUT, O_MTIMEOUT, O_KEYFILE, O_RUN, O_PROGRESS, O_VERSION };
+	       O_TIMEOUT, O_MTIMEOUT, O_KEYFILE, O_CACERT, O_INSECURE, O_RUN, O_PROGRESS, O_VERSION };
 	static const struct option lo[] = {
 		{ "fleet", required_argument, NULL, 'f' },
 		{ "arm", required_argument, NULL, 'a' },
@@ -432,6 +437,8 @@ static void parse_opts(int argc, char **argv)
 		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
 		{ "mode-timeout-s", required_argument, NULL, O_MTIMEOUT },
 		{ "api-key-file", required_argument, NULL, O_KEYFILE },
+		{ "cacert", required_argument, NULL, O_CACERT },
+		{ "insecure", no_argument, NULL, O_INSECURE },
 		{ "run", required_argument, NULL, O_RUN },
 		{ "progress", no_argument, NULL, O_PROGRESS },
 		{ "output", required_argument, NULL, 'o' },
@@ -480,6 +487,8 @@ static void parse_opts(int argc, char **argv)
 			o->mode_timeout_ms = (long)ceil(gp_opt_double("--mode-timeout-s", optarg, 0.001, 86400) * 1000);
 			break;
 		case O_KEYFILE: o->keyfile = optarg; break;
+		case O_CACERT: o->tls.cacert = optarg; break;
+		case O_INSECURE: o->tls.insecure = 1; break;
 		case O_RUN: o->run = optarg; break;
 		case O_PROGRESS: o->progress = 1; break;
 		case 'o': o->output = optarg; break;
@@ -562,7 +571,8 @@ int main(int argc, char **argv)
 		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
 	if (unreachable && !gp_sig_stop())	/* before the fleet (the URL) is released */
 		gp_die(GP_EXIT_UNAVAILABLE, "%s: the VIP is unreachable (every request failed to"
-		       " connect or its TLS was refused)", P.vip->url);
+		       " connect or its TLS was refused)%s", P.vip->url,
+		       json_integer_value(json_object_get(P.by_error, "tls")) ? "; " GP_HTTP_TLS_HINT : "");
 	gp_probe_acc_release(&P.acc);
 	free(P.load);
 	json_decref(P.by_error);

@@ -39,7 +39,7 @@
 #include "log.h"
 #include "ndjson.h"
 #include "pace.h"
-#include "prom.h"
+#include "scrape.h"
 #include "sig.h"
 #include "openai.h"
 #include "sse.h"
@@ -932,17 +932,6 @@ static void dispatch(struct req *r)
 
 /* ---- metrics scrapes ---- */
 
-struct scrape_ctx {
-	json_t *samples;
-};
-
-static void on_sample(const char *series, double value, void *arg)
-{
-	struct scrape_ctx *c = arg;
-
-	json_object_set_new(c->samples, series, gp_json_real(value));
-}
-
 /* "before" snapshots wait here until the run's start instant is final, so
  * their t_s (negative: before the start) is relative to it. */
 static json_t *pending_metrics[64];
@@ -966,50 +955,32 @@ static void flush_metrics(void)
 	npending = 0;
 }
 
+/* One metrics record per --scrape URL (scrape.h), under the run's TLS policy. */
 static void scrape_all(const char *phase, int later)
 {
+	struct gp_http_tls tls = { cfg.cacert, cfg.insecure };
 	int i;
 
 	for (i = 0; i < cfg.nscrape; i++) {
-		char *body = NULL, err[256], at[40];
-		size_t len = 0;
-		long status = 0;
-		int64_t t = gp_now_ns(), w = gp_wall_ns();
-		json_t *o = json_object();
-		struct scrape_ctx c = { json_object() };
+		char why[512];
+		int64_t t;
+		json_t *o = gp_scrape(cfg.scrape[i], &tls, 5000, &t);
 
-		json_object_set_new(o, "type", json_string("metrics"));
-		json_object_set_new(o, "target", json_string(cfg.scrape[i]));
+		if (!o)
+			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		if (gp_scrape_failed(o))
+			gp_warn("scrape %s: %s", cfg.scrape[i], gp_scrape_why(o, why, sizeof(why)));
 		json_object_set_new(o, "t_s", json_null());
-		json_object_set_new(o, "at", json_string(gp_rfc3339(w, at, sizeof(at))));
 		json_object_set_new(o, "run", json_string(G.run_id));
 		json_object_set_new(o, "arm", json_string(cfg.arm));
 		json_object_set_new(o, "rep", json_integer(cfg.rep));
 		json_object_set_new(o, "phase", json_string(phase));
-		if (gp_http_fetch(cfg.scrape[i], 5000, 16u << 20, &body, &len, &status, err, sizeof(err))) {
-			sanitize(err, sizeof(err));
-			gp_warn("scrape %s: %s", cfg.scrape[i], err);
-			json_object_set_new(o, "error", json_string(err));
-		} else if (status != 200) {
-			gp_warn("scrape %s: HTTP %ld", cfg.scrape[i], status);
-			json_object_set_new(o, "error", json_string("http_status"));
-			json_object_set_new(o, "http_status", json_integer(status));
-		} else {
-			int bad = gp_prom_parse(body, len, on_sample, &c);
-
-			if (bad) {
-				gp_warn("scrape %s: line %d is not Prometheus text", cfg.scrape[i], bad);
-				json_object_set_new(o, "error", json_string("invalid_text"));
-			}
-		}
-		json_object_set_new(o, "samples", c.samples);
 		if (later && npending < 64) {
 			pending_metrics[npending] = o;
 			pending_t[npending++] = t;
 		} else {
 			emit_metrics(o, t);
 		}
-		free(body);
 	}
 }
 
@@ -1558,8 +1529,8 @@ int main(int argc, char **argv)
 	hopts.http2 = cfg.http2;
 	hopts.deadline_ms = cfg.deadline_s > 0 ? (long)ceil(cfg.deadline_s * 1000) : 0;
 	hopts.connect_timeout_ms = hopts.deadline_ms && hopts.deadline_ms < 10000 ? hopts.deadline_ms : 10000;
-	hopts.cacert = cfg.cacert;
-	hopts.insecure = cfg.insecure;
+	hopts.tls.cacert = cfg.cacert;
+	hopts.tls.insecure = cfg.insecure;
 	G.http = gp_http_new(&hopts, &hops);
 	if (!G.http)
 		gp_die(GP_EXIT_SOFTWARE, "cannot create the HTTP engine");

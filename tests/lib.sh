@@ -9,6 +9,8 @@
 #   free_port_range N                       print a base port P with P..P+N-1 free
 #   start_sim ARGS...                       start gp-sim, sets SIM_PORT and SIM_PID
 #   wait_port PORT                          wait (≤10 s) until a TCP port accepts
+#   make_tls_ca                             ca.pem, and srv.pem/srv.key/srv-full.pem
+#                                           it signs for localhost only (openssl)
 #
 # Every test file works in its own scratch directory $TRASH, removed at exit;
 # background processes registered with `cleanup_pid PID` are killed at exit.
@@ -81,6 +83,18 @@ wait_port() {
 		sleep 0.05
 	done
 	return 1
+}
+# make_tls_ca: in the current directory, a CA (ca.pem, ca.key) and a server
+# certificate it signs for the name localhost only (srv.pem, srv.key;
+# srv-full.pem holds both, as HAProxy's `crt` wants).
+make_tls_ca() {
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=gp test CA" \
+		-keyout ca.key -out ca.pem 2>/dev/null &&
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout srv.key -out srv.csr 2>/dev/null &&
+	printf "subjectAltName=DNS:localhost\n" >san.ext &&
+	openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+		-extfile san.ext -out srv.pem 2>/dev/null &&
+	cat srv.pem srv.key >srv-full.pem
 }
 # start_sim ARGS...: gp-sim on a free port range (as many as --backends asks).
 start_sim() {

@@ -11,13 +11,7 @@ test -x "$GP_BIN/gp-replay" && test -x "$GP_BIN/gp-sim" || skip_all "gp-replay o
 sel() { jq -c "select($1)" "$2"; }
 
 # A CA, and a server certificate it signs for the name localhost only.
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=gp test CA" \
-	-keyout ca.key -out ca.pem 2>/dev/null &&
-openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout srv.key -out srv.csr 2>/dev/null &&
-printf "subjectAltName=DNS:localhost\n" >san.ext &&
-openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
-	-extfile san.ext -out srv.pem 2>/dev/null &&
-cat srv.pem srv.key >srv-full.pem || { echo "Bail out! openssl"; exit 1; }
+make_tls_ca || { echo "Bail out! openssl"; exit 1; }
 
 start_sim --model m --decode-ms 2 || exit 1
 TP=$(free_port_range 1) || exit 1

@@ -181,10 +181,19 @@ test_expect_success 'tls: gp-replay -> exit 69 before any send, naming --cacert'
 test_expect_success 'tls: gp-replay --cacert trusts it: 3 ok, exit 0' '
 	gp-replay --url "$URL" --model m --cacert cert.pem trace.ndjson >r-tls-ok 2>/dev/null &&
 	add_up r-tls-ok && jq -s -e "map(select(.type == \"run_end\"))[0].ok == 3" r-tls-ok >/dev/null'
-test_expect_success 'tls: gp-health -> vip_chat tls, exit 69' 'health tls tls 69'
+test_expect_success 'tls: gp-health -> vip_chat tls, exit 69, naming --cacert' '
+	health tls tls 69 && grep -q -- "--cacert FILE" he-tls'
 test_expect_success 'tls: gp-probe -> by_error {tls: 4}, exit 69' '
-	probe tls tls 69 && grep -q "TLS was refused" pe-tls'
-test_expect_success 'tls: gp-calibrate -> exit 69, class tls' 'calibrate tls tls 69'
+	probe tls tls 69 && grep -q "TLS was refused" pe-tls && grep -q -- "--cacert FILE" pe-tls'
+test_expect_success 'tls: gp-calibrate -> exit 69, class tls, naming --cacert' '
+	calibrate tls tls 69 && grep -q -- "--cacert FILE" ce-tls'
+test_expect_success 'tls: gp-health, gp-probe, gp-calibrate --cacert trust it' '
+	gp-health --fleet fleet.json --cacert cert.pem >/dev/null &&
+	gp-probe --fleet fleet.json --arm rr --requests 4 --cacert cert.pem --min-busy 1 >p-tls-ok 2>/dev/null
+	jq -s -e "map(select(.type == \"probe\"))[0] | .ok == 4" p-tls-ok >/dev/null &&
+	gp-calibrate --fleet cal.json --endpoint b1 --role decode --warmup-s 0 --hold-s 0.3 \
+		--hold-requests 1 --max-steps 3 --cacert cert.pem >c-tls-ok 2>/dev/null
+	jq -s -e "map(select(.type == \"calib_step\")) | length >= 1" c-tls-ok >/dev/null'
 
 # ---- a server that accepts and never answers; one that trickles ----
 for m in silent trickle; do

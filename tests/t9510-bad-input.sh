@@ -115,6 +115,71 @@ while IFS= read -r c; do
 	test_expect_success "${c%%|*} <- $(echo "$c" | cut -d'|' -f2)" "one '$(echo "$c" | sed "s/'/'\\\\''/g")'"
 done <cases
 
+# ---- malformed Prometheus text from a /metrics endpoint ----
+# tests/fixtures/badserver.py prom serves a good stream and, at /KIND/metrics,
+# bad text.  Every scraping tool refuses the page whole (doc/records.md,
+# metrics): a message naming the URL and the line (or the series), the check
+# failed or the scrape recorded as failed with samples {}, never a crash and
+# never some of the page's samples passed off as the whole.
+if test -x /usr/bin/python3; then
+	PP=$(free_port_range 1)
+	/usr/bin/python3 "$GP_TOP/tests/fixtures/badserver.py" prom "$PP" >/dev/null 2>>bad.log &
+	cleanup_pid $!
+	wait_port "$PP" || { echo "Bail out! badserver prom did not start"; exit 1; }
+	U=http://127.0.0.1:$PP
+	# gp-probe's VIP: gp-sim, slow enough that the burst spans some samples
+	start_sim --model m --decode-ms 25 || { echo "Bail out! gp-sim"; exit 1; }
+	V=http://127.0.0.1:$SIM_PORT
+	echo "$G" >one.ndjson
+	# kind|reason (ERE), as every tool says it after the URL
+	cat >prom-cases <<-'EOT'
+	badline|invalid_text: line 2 is not Prometheus text
+	badvalue|invalid_text: line 1 is not Prometheus text
+	truncated|invalid_text: line 2 ends without a newline: truncated
+	binary|invalid_text: line 1 is not Prometheus text
+	huge|the body is over 16777216 bytes
+	dup|invalid_text: duplicate series vllm:num_requests_running
+	EOT
+	while IFS='|' read -r k why; do
+		M=$U/$k/metrics
+		jq -n --arg u "$U" --arg m "$M" --arg v "$V" '{model:"m",
+			vips:[{name:"vip",url:$v}],
+			backends:[{name:"b1",url:$u,metrics_url:$m}],
+			inflight_metrics:["vllm:num_requests_running","vllm:num_requests_waiting"],
+			arms:[{name:"rr",expect:"spread",mode_cmd:"echo rr",mode_regex:"^rr$"}]}' >prom-$k.json
+		jq '.vips[0].url = "http://127.0.0.1:1"' prom-$k.json >promcal-$k.json
+		test_expect_success "prometheus $k: gp-health -> metrics check failed naming URL and reason, exit 1" "
+			gp-health --fleet prom-$k.json >ph-$k 2>phe-$k; test \$? = 1 &&
+			grep -Eq 'not ready: metrics $M: scrape failed: $why' phe-$k &&
+			jq -s -e 'map(select(.check == \"metrics\")) | length == 1 and .[0].ok == false' ph-$k >/dev/null &&
+			jq -s -e 'map(select(.type == \"health_summary\"))[0] | .checks == 3 and .failed == 1' ph-$k >/dev/null"
+		test_expect_success "prometheus $k: gp-probe -> failed snapshots and samples, not engaged, exit 1" "
+			gp-probe --fleet prom-$k.json --arm rr --requests 4 --concurrency 2 --interval-ms 50 \
+				--max-tokens 4 >pp-$k 2>ppe-$k; test \$? = 1 &&
+			grep -Eq 'scrape $M: $why' ppe-$k &&
+			jq -s -e '(map(select(.type == \"metrics\")) | length == 2 and
+				 all(.[]; .samples == {} and .error != null)) and
+				(map(select(.type == \"probe_sample\")) | length >= 1 and
+				 all(.[]; .peak_to_mean == null and .error == \"scrape failed\")) and
+				(map(select(.type == \"probe_sample\")) | length) as \$n |
+				(map(select(.type == \"probe\"))[0] | .engaged == false and .n_samples == 0 and
+				 .sample_errors == \$n and .requests == 4 and .ok == 4)' pp-$k >/dev/null &&
+			grep -q 'scrapes failed' ppe-$k"
+		test_expect_success "prometheus $k: gp-calibrate -> exit 69 before the sweep, naming URL and reason" "
+			gp-calibrate --fleet promcal-$k.json --endpoint b1 --role decode --warmup-s 0 --hold-s 0.3 \
+				--hold-requests 1 --max-steps 3 >pc-$k 2>pce-$k; test \$? = 69 && test ! -s pc-$k &&
+			grep -Eq 'metrics $M of $U: $why' pce-$k"
+		test_expect_success "prometheus $k: gp-replay --scrape -> metrics records failed, the run goes on, exit 0" "
+			gp-replay --url $U --model m --scrape $M one.ndjson >pr-$k 2>pre-$k &&
+			grep -Eq 'scrape $M: $why' pre-$k &&
+			jq -s -e '(map(select(.type == \"metrics\")) | length == 2 and
+				 all(.[]; .samples == {} and .error != null and .phase != null)) and
+				(map(select(.type == \"run_end\"))[0].ok == 1)' pr-$k >/dev/null"
+	done <prom-cases
+else
+	test_expect_success 'malformed Prometheus text (no /usr/bin/python3: share/packages)' 'false'
+fi
+
 # ---- output errors ----
 gp-trace synth --requests 20 --seed 1 >t20.ndjson
 for c in "gp-trace synth --requests 200000" "gp-trace stats t20.ndjson" "gp-calibrate protocol" \

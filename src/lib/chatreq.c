@@ -137,6 +137,8 @@ int gp_chatreq_burst_run(const struct gp_chatreq_burst *b)
 	cfg.url = url;
 	ho.deadline_ms = b->cfg->timeout_ms;
 	ho.connect_timeout_ms = b->cfg->timeout_ms;
+	if (b->cfg->tls)
+		ho.tls = *b->cfg->tls;
 	h = gp_http_new(&ho, &ops);
 	if (!h || gp_stream_headers(h, 1, b->cfg->api_key)) {
 		gp_http_free(h);

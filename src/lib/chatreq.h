@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "http.h"
+
 struct gp_chatreq_res {
 	long status;			/* HTTP status, 0 when none */
 	const char *error;		/* class name, NULL when ok */
@@ -39,6 +41,7 @@ struct gp_chatreq_cfg {
 	const char *backend_header;	/* NULL: not captured */
 	const char *receipt_header;	/* NULL: not captured */
 	long timeout_ms;		/* per request, > 0 */
+	const struct gp_http_tls *tls;	/* https: the certificate policy (http.h), NULL: default */
 };
 
 /*

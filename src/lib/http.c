@@ -175,13 +175,16 @@ static int close_cb(void *clientp, curl_socket_t fd)
 	return close(fd);
 }
 
-/* Certificates: verified by default (libcurl's CA bundle), or against
- * opts.cacert; not at all with opts.insecure. */
-static void set_tls(CURL *e, const struct gp_http_opts *o)
+/* Certificates (http.h, struct gp_http_tls): verified by default (libcurl's
+ * CA bundle), or against tls->cacert; not at all with tls->insecure.  Every
+ * handle gp makes passes here. */
+static void set_tls(CURL *e, const struct gp_http_tls *tls)
 {
-	if (o->cacert && *o->cacert)
-		curl_easy_setopt(e, CURLOPT_CAINFO, o->cacert);
-	if (o->insecure) {
+	if (!tls)
+		return;
+	if (tls->cacert && *tls->cacert)
+		curl_easy_setopt(e, CURLOPT_CAINFO, tls->cacert);
+	if (tls->insecure) {
 		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
 		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
 	}
@@ -325,7 +328,7 @@ struct gp_http_xfer *gp_http_xfer_new(struct gp_http *h, void *user)
 		curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, h->opts.connect_timeout_ms);
 	if (h->opts.buffer_size > 0)
 		curl_easy_setopt(e, CURLOPT_BUFFERSIZE, h->opts.buffer_size);
-	set_tls(e, &h->opts);
+	set_tls(e, &h->opts.tls);
 	return x;
 }
 
@@ -409,16 +412,9 @@ int gp_http_running(const struct gp_http *h)
 	return h->running;
 }
 
-/*
- * CURLcode → class.  libcurl 7.88 reports a broken chunked encoding as
- * CURLE_RECV_ERROR with "… in chunked-encoding" in the error buffer and no
- * OS errno, while a reset connection carries ECONNRESET; a clean close in the
- * middle of a chunked body is CURLE_PARTIAL_FILE.
- */
-static enum gp_http_err classify(CURLcode rc, const struct gp_http_xfer *x)
+/* CURLcode → class, for any transfer (classify refines it for the engine's). */
+static enum gp_http_err code_class(CURLcode rc)
 {
-	long os_errno = 0;
-
 	switch (rc) {
 	case CURLE_OK:
 		return GP_HTTP_OK;
@@ -441,16 +437,45 @@ static enum gp_http_err classify(CURLcode rc, const struct gp_http_xfer *x)
 	case CURLE_HTTP2_STREAM:
 		return GP_HTTP_EFRAMING;
 	case CURLE_RECV_ERROR:
-		curl_easy_getinfo(x->easy, CURLINFO_OS_ERRNO, &os_errno);
-		if (!os_errno && strstr(x->errbuf, "chunk"))
-			return GP_HTTP_EFRAMING;
-		return x->sent ? GP_HTTP_ERESET : GP_HTTP_ECONNECT;
 	case CURLE_PARTIAL_FILE:
 	case CURLE_GOT_NOTHING:
 	case CURLE_SEND_ERROR:
-		return x->sent ? GP_HTTP_ERESET : GP_HTTP_ECONNECT;
+		return GP_HTTP_ERESET;
 	default:
 		return GP_HTTP_EOTHER;
+	}
+}
+
+/*
+ * An engine transfer's class.  libcurl 7.88 reports a broken chunked
+ * encoding as CURLE_RECV_ERROR with "… in chunked-encoding" in the error
+ * buffer and no OS errno, while a reset connection carries ECONNRESET; a
+ * clean close in the middle of a chunked body is CURLE_PARTIAL_FILE.  A
+ * connection lost before the request was written is a connect failure.
+ */
+static enum gp_http_err classify(CURLcode rc, const struct gp_http_xfer *x)
+{
+	enum gp_http_err k = code_class(rc);
+	long os_errno = 0;
+
+	if (rc == CURLE_RECV_ERROR) {
+		curl_easy_getinfo(x->easy, CURLINFO_OS_ERRNO, &os_errno);
+		if (!os_errno && strstr(x->errbuf, "chunk"))
+			return GP_HTTP_EFRAMING;
+	}
+	return k == GP_HTTP_ERESET && !x->sent ? GP_HTTP_ECONNECT : k;
+}
+
+const char *gp_http_err_name(enum gp_http_err err)
+{
+	switch (err) {
+	case GP_HTTP_OK: return NULL;
+	case GP_HTTP_ECONNECT: return "connect";
+	case GP_HTTP_ETLS: return "tls";
+	case GP_HTTP_ERESET: return "reset";
+	case GP_HTTP_EFRAMING: return "invalid_framing";
+	case GP_HTTP_ETIMEOUT: return "timeout";
+	default: return "other";
 	}
 }
 
@@ -567,7 +592,7 @@ int gp_http_warm(struct gp_http *h, const char *url, int n, long timeout_ms)
 		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
 		curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard_cb);
 		curl_easy_setopt(e, CURLOPT_PRIVATE, NULL);
-		set_tls(e, &h->opts);
+		set_tls(e, &h->opts.tls);
 		set_socket_cbs(e, h);
 		if (curl_multi_add_handle(h->multi, e) != CURLM_OK) {
 			curl_easy_cleanup(e);
@@ -586,32 +611,36 @@ int gp_http_warm(struct gp_http *h, const char *url, int n, long timeout_ms)
 struct fetchbuf {
 	char *p;
 	size_t len, max;
+	int over;		/* the body was longer than max */
 };
 
 static size_t fetch_cb(char *buf, size_t size, size_t n, void *userp)
 {
 	struct fetchbuf *f = userp;
-	size_t len = size * n, take = len;
+	size_t len = size * n;
 	char *q;
 
-	if (f->len + take > f->max)
-		take = f->max - f->len;
-	if (take) {
-		q = realloc(f->p, f->len + take + 1);
+	if (len > f->max - f->len) {
+		f->over = 1;
+		return 0;	/* CURLE_WRITE_ERROR: never a body cut short */
+	}
+	if (len) {
+		q = realloc(f->p, f->len + len + 1);
 		if (!q)
 			return 0;
 		f->p = q;
-		memcpy(f->p + f->len, buf, take);
-		f->len += take;
+		memcpy(f->p + f->len, buf, len);
+		f->len += len;
 		f->p[f->len] = '\0';
 	}
 	return len;
 }
 
-static int fetch(const struct gp_http *h, const char *url, long timeout_ms, size_t max, char **body,
-		 size_t *len, long *status, char *err, size_t errlen, enum gp_http_err *kind)
+static int fetch(const struct gp_http_tls *tls, const struct curl_slist *hdrs, const char *url,
+		 long timeout_ms, size_t max, char **body, size_t *len, long *status, char *err,
+		 size_t errlen, enum gp_http_err *kind)
 {
-	struct fetchbuf f = { NULL, 0, max };
+	struct fetchbuf f = { NULL, 0, max, 0 };
 	char ebuf[CURL_ERROR_SIZE] = "";
 	CURL *e = curl_easy_init();
 	CURLcode rc;
@@ -621,10 +650,9 @@ static int fetch(const struct gp_http *h, const char *url, long timeout_ms, size
 		seterr(err, errlen, "out of memory");
 		return -1;
 	}
-	if (h) {
-		set_tls(e, &h->opts);
-		curl_easy_setopt(e, CURLOPT_HTTPHEADER, h->common);
-	}
+	set_tls(e, tls);
+	if (hdrs)
+		curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(e, CURLOPT_URL, url);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_PROXY, "");
@@ -634,11 +662,11 @@ static int fetch(const struct gp_http *h, const char *url, long timeout_ms, size
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, ebuf);
 	rc = curl_easy_perform(e);
 	if (rc != CURLE_OK) {
-		seterr(err, errlen, ebuf[0] ? ebuf : curl_easy_strerror(rc));
-		*kind = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ? GP_HTTP_ECONNECT
-			: rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION ||
-			  rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CERTPROBLEM ? GP_HTTP_ETLS
-			: rc == CURLE_OPERATION_TIMEDOUT ? GP_HTTP_ETIMEOUT : GP_HTTP_EOTHER;
+		if (f.over)
+			snprintf(err, errlen, "the body is over %zu bytes", max);
+		else
+			seterr(err, errlen, ebuf[0] ? ebuf : curl_easy_strerror(rc));
+		*kind = f.over ? GP_HTTP_EOTHER : code_class(rc);
 		curl_easy_cleanup(e);
 		free(f.p);
 		return -1;
@@ -655,12 +683,14 @@ static int fetch(const struct gp_http *h, const char *url, long timeout_ms, size
 	return 0;
 }
 
-int gp_http_fetch(const char *url, long timeout_ms, size_t max, char **body, size_t *len,
-		  long *status, char *err, size_t errlen)
+int gp_http_fetch(const char *url, const struct gp_http_tls *tls, long timeout_ms, size_t max,
+		  char **body, size_t *len, long *status, char *err, size_t errlen,
+		  enum gp_http_err *kind)
 {
 	enum gp_http_err k;
 
-	return fetch(NULL, url, timeout_ms, max, body, len, status, err, errlen, &k);
+	return fetch(tls, NULL, url, timeout_ms, max, body, len, status, err, errlen,
+		     kind ? kind : &k);
 }
 
 enum gp_http_err gp_http_get(const struct gp_http *h, const char *url, long timeout_ms, size_t max,
@@ -668,6 +698,6 @@ enum gp_http_err gp_http_get(const struct gp_http *h, const char *url, long time
 {
 	enum gp_http_err k;
 
-	fetch(h, url, timeout_ms, max, body, len, status, err, errlen, &k);
+	fetch(&h->opts.tls, h->common, url, timeout_ms, max, body, len, status, err, errlen, &k);
 	return k;
 }

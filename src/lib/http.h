@@ -46,6 +46,10 @@ enum gp_http_err {
 	GP_HTTP_ETLS,		/* TLS handshake or certificate refused: nothing sent */
 };
 
+/* The record's class of an error (DESIGN.md §3: "connect", "tls", "reset",
+ * "invalid_framing", "timeout", "other"); NULL for GP_HTTP_OK. */
+const char *gp_http_err_name(enum gp_http_err err);
+
 struct gp_http_result {
 	enum gp_http_err err;
 	long status;		/* last HTTP status received, 0 if none */
@@ -60,14 +64,27 @@ struct gp_http_ops {
 	void (*on_done)(void *user, const struct gp_http_result *res, int64_t t_ns);
 };
 
+/*
+ * TLS policy of a process's https:// requests — engine, blocking GETs and
+ * scrapes alike (set_tls in http.c is the one place it is applied).
+ * Certificates and host names are verified against libcurl's CA bundle, or
+ * against cacert; not at all with insecure.  A NULL policy is the default.
+ */
+struct gp_http_tls {
+	const char *cacert;	/* verify against this CA file (borrowed), NULL: system's */
+	int insecure;		/* do not verify the certificate or the host name */
+};
+
+/* What a tool tells its user when TLS was refused (its options). */
+#define GP_HTTP_TLS_HINT "trust the server's CA with --cacert FILE, or skip the check with --insecure"
+
 struct gp_http_opts {
 	int http2;		/* HTTP/2: h2c prior knowledge on http://, ALPN on https:// */
 	long deadline_ms;	/* whole-transfer limit, 0 = none */
 	long connect_timeout_ms;/* 0 = libcurl's default */
 	long max_connects;	/* size of the connection cache (0: 100000) */
 	long buffer_size;	/* receive buffer per transfer, 0 = libcurl's 16 KiB */
-	const char *cacert;	/* https: verify against this CA file (borrowed), NULL: system's */
-	int insecure;		/* https: do not verify the certificate or the host name */
+	struct gp_http_tls tls;	/* https: the certificate policy */
 };
 
 struct gp_http;
@@ -142,21 +159,26 @@ int gp_http_poll(struct gp_http *h, int64_t wake_ns);
 int gp_http_warm(struct gp_http *h, const char *url, int n, long timeout_ms);
 
 /*
- * Blocking GET of url (for metrics scrapes, outside the replay loop).  On 0,
- * *body (malloc'd, NUL-terminated, caller frees) holds at most max bytes and
- * *status the HTTP status.  -1 with a reason in err otherwise.
+ * Blocking GET of url (for metrics scrapes, outside the replay loop) under
+ * the TLS policy tls (NULL: the default).  On 0, *body (malloc'd,
+ * NUL-terminated, caller frees) holds the whole body and *status the HTTP
+ * status; a body over max bytes is not cut short but refused.  -1 with a
+ * reason in err and its class in *kind (may be NULL: GP_HTTP_ECONNECT,
+ * GP_HTTP_ETLS, GP_HTTP_ETIMEOUT, GP_HTTP_ERESET, GP_HTTP_EFRAMING,
+ * GP_HTTP_EOTHER — also for a body over max) otherwise.
  */
-int gp_http_fetch(const char *url, long timeout_ms, size_t max, char **body, size_t *len,
-		  long *status, char *err, size_t errlen);
+int gp_http_fetch(const char *url, const struct gp_http_tls *tls, long timeout_ms, size_t max,
+		  char **body, size_t *len, long *status, char *err, size_t errlen,
+		  enum gp_http_err *kind);
 
 /*
  * Blocking GET of url with h's headers (gp_http_add_header) and TLS options,
  * outside the engine's multi handle (before a run: the model list).
- * GP_HTTP_OK with *body (malloc'd, NUL-terminated, at most max bytes; caller
- * frees) and *status, else GP_HTTP_ECONNECT (nothing listening),
- * GP_HTTP_ETLS (TLS handshake or certificate refused), GP_HTTP_ETIMEOUT or
- * GP_HTTP_EOTHER, with
- * libcurl's reason in err.
+ * GP_HTTP_OK with *body (malloc'd, NUL-terminated, at most max bytes — a
+ * longer body is GP_HTTP_EOTHER; caller frees) and *status, else
+ * GP_HTTP_ECONNECT (nothing listening), GP_HTTP_ETLS (TLS handshake or
+ * certificate refused), GP_HTTP_ETIMEOUT, GP_HTTP_ERESET, GP_HTTP_EFRAMING or
+ * GP_HTTP_EOTHER, with libcurl's reason in err.
  */
 enum gp_http_err gp_http_get(const struct gp_http *h, const char *url, long timeout_ms, size_t max,
 			     char **body, size_t *len, long *status, char *err, size_t errlen);

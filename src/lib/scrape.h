@@ -8,9 +8,20 @@
  * gp_scrape returns a new object
  *   {"type":"metrics","target":URL,"at":RFC3339,"samples":{"name{labels}":v}}
  * and, on a failed scrape, "samples":{} with "error" (libcurl's text, scrubbed
- * of secrets; "http_status" with "http_status":N; or "invalid_text") — the
- * shape gp-replay --scrape writes.  The caller adds t_s, run, arm, phase.
+ * of secrets, also for a page over 16 MiB; "http_status" with
+ * "http_status":N; or "invalid_text" with "error_detail" saying where) — the
+ * shape gp-replay --scrape writes too.  The caller adds t_s, run, arm, phase.
  * The monotonic time of the scrape goes to *t_ns (may be NULL).
+ *
+ * Invalid text (the page is refused whole: no sample of it is kept, never a
+ * partial page passed off as the whole): a line that is not a sample, a
+ * comment or blank (prom.h; "line N is not Prometheus text"); a page that
+ * does not end with a newline, as the format requires of its last line
+ * ("line N ends without a newline: truncated"); the same series twice
+ * ("duplicate series S", as Prometheus itself refuses the scrape).  An empty
+ * page is valid and holds no sample.
+ *
+ * tls is the TLS policy of https:// URLs (http.h; NULL: the default).
  *
  * Ownership: the returned object is the caller's (json_decref); NULL only when
  * out of memory.  Nothing here prints.
@@ -21,10 +32,20 @@
 #include <stdint.h>
 #include <jansson.h>
 
-json_t *gp_scrape(const char *url, long timeout_ms, int64_t *t_ns);
+#include "http.h"
+
+json_t *gp_scrape(const char *url, const struct gp_http_tls *tls, long timeout_ms, int64_t *t_ns);
 
 /* 1 when the record is a failed scrape (it has "error"). */
 int gp_scrape_failed(const json_t *metrics);
+
+/*
+ * A failed scrape's reason for a message: "error" then, when present,
+ * ": error_detail" or " (HTTP N)", e.g. "invalid_text: line 3 is not
+ * Prometheus text".  Written to buf (cap bytes), returned; "" when the
+ * scrape did not fail.
+ */
+const char *gp_scrape_why(const json_t *metrics, char *buf, size_t cap);
 
 /*
  * Sum of the samples of metric `name` (series "name" or "name{…}") in a

@@ -29,7 +29,7 @@ int main(void)
 	json_decref(m);
 
 	gp_http_global_init();
-	f = gp_scrape("http://127.0.0.1:1/metrics", 2000, NULL);
+	f = gp_scrape("http://127.0.0.1:1/metrics", NULL, 2000, NULL);
 	ok(f && gp_scrape_failed(f), "nothing listening: a failed scrape");
 	ok(f && json_is_string(json_object_get(f, "error")) &&
 	   json_object_size(json_object_get(f, "samples")) == 0, "error text, empty samples");
