@@ -56,7 +56,8 @@ static const char usage[] =
 	"The sweep drives one backend with a geometric ramp of streamed completions\n"
 	"and writes calib_step records and one capacity record.  Exit 0: saturated,\n"
 	"capacity trusted; 1: suspect, backstop or interrupted (no capacity); 2: usage\n"
-	"or a refused target (a VIP or gateway); 69: endpoint or metrics unreachable.\n"
+	"or a refused target (a VIP or gateway); 69: endpoint or metrics unreachable\n"
+	"(also when the endpoint stops answering mid-sweep).\n"
 	"protocol  print the protocol (defaults, file, options) as a protocol file.\n"
 	"ladder    capacity records in, one ladder record per role out.\n"
 	"check     capacity records in; exit 1 (stale) when the fleet's backends or\n"
@@ -1131,6 +1132,8 @@ static void emit_capacity(const struct gp_calib_judgement *j, const char *verdic
 	}
 	if (!strcmp(verdict, "interrupted"))
 		json_array_append_new(reasons, json_string("interrupted"));
+	if (!strcmp(verdict, "unreachable"))
+		json_array_append_new(reasons, json_string("endpoint_unreachable"));
 	if (!trusted && G.failed)
 		json_array_append_new(reasons, json_string("failed_requests"));
 	set(o, "model", json_string(G.model));
@@ -1382,6 +1385,13 @@ static void sweep_cleanup(void)
 	free(G.prompt);
 }
 
+/* Every request of the step failed before anything was sent. */
+static int step_unreachable(const struct step *st)
+{
+	return st->sent > 0 && st->ok == 0 &&
+	       st->by_err[GP_STREAM_CONNECT] + st->by_err[GP_STREAM_TLS] == st->sent;
+}
+
 static int cmd_sweep(int argc, char **argv)
 {
 	struct popts po = { 0 };
@@ -1424,7 +1434,10 @@ static int cmd_sweep(int argc, char **argv)
 		gp_calib_judge(&G.P, js, n, &j);
 		emit_step(st, gain, j.verdict == GP_CALIB_RERUN || j.verdict == GP_CALIB_SUSPECT,
 			  gp_calib_verdict_name(j.verdict));
-		if (j.verdict == GP_CALIB_CONTINUE)
+		if (step_unreachable(st)) {	/* the endpoint went away: no ramp can follow */
+			verdict = "unreachable";
+			done = 1;
+		} else if (j.verdict == GP_CALIB_CONTINUE)
 			k++;
 		else if (j.verdict != GP_CALIB_RERUN) {
 			verdict = gp_calib_verdict_name(j.verdict);
@@ -1438,6 +1451,9 @@ static int cmd_sweep(int argc, char **argv)
 	free(st);
 	sweep_cleanup();
 	out_close();
+	if (!strcmp(verdict, "unreachable"))
+		gp_die(GP_EXIT_UNAVAILABLE, "%s stopped answering: every request of step %ld failed "
+		       "to connect; sweep stopped, no capacity", G.url, k);
 	if (strcmp(verdict, "saturated"))	/* exit 1 is never silent */
 		gp_warn("%s: no trusted capacity: %s after %zu steps (the capacity record's reasons"
 			" say why)", G.url, verdict, n);

@@ -253,6 +253,139 @@ else
 	test_expect_success 'gateway restarted mid-run (haproxy not installed: share/packages)' 'false'
 fi
 
+# ---- a backend killed, a gateway restarted, under the fleet tools ----
+# busy PORT...: one of the gp-sim ports has a request in flight (its metrics
+# say so) within 4 s — the moment to kill it "mid-run".
+busy() {
+	for _i in $(seq 1 200); do
+		for _p in "$@"; do
+			curl -s "http://127.0.0.1:$_p/metrics" |
+				grep -Eq '^vllm:num_requests_running(\{[^}]*\})? [1-9]' && return 0
+		done
+		sleep 0.02
+	done
+	return 1
+}
+# health_adds_up FILE: one health record per check, a summary that counts them.
+health_adds_up() {
+	jq -s -e '(map(select(.type == "health")) | length) as $n |
+		(map(select(.type == "health" and .ok == false)) | length) as $bad |
+		map(select(.type == "health_summary")) | length == 1 and
+		.[0].checks == $n and .[0].failed == $bad and .[0].ready == false' "$1" >/dev/null
+}
+# probe_adds_up FILE N: the probe record counts every one of N requests once,
+# connect/reset only, and the burst is voided (not engaged).
+probe_adds_up() {
+	jq -s -e --argjson n "$2" 'map(select(.type == "probe")) | length == 1 and (.[0] |
+		.requests == $n and .ok + .failed == $n and .ok >= 1 and .failed >= 1 and
+		([.by_error[]] | add) == .failed and ((.by_error | keys) - ["connect", "reset"] == []) and
+		.engaged == false and (.reason | test("requests failed")))' "$1" >/dev/null
+}
+# calib_adds_up FILE: the steps add up, the capacity record counts them all,
+# and the sweep stopped as unreachable at a step where every request failed
+# to connect.
+calib_adds_up() {
+	jq -s -e '(map(select(.type == "calib_step")) | length) as $n |
+		(map(select(.type == "calib_step") | .sent) | add) as $sent |
+		(map(select(.type == "calib_step") | .failed) | add) as $failed |
+		$n >= 2 and .[0].ok > 0 and
+		all(.[] | select(.type == "calib_step");
+		    .ok + .failed + .cut == .sent and ([.by_error[]] | add // 0) == .failed and
+		    ((.by_error | keys) - ["connect", "reset"] == [])) and
+		(map(select(.type == "calib_step")) | last | .ok == 0 and .by_error == {connect: .sent}) and
+		(map(select(.type == "capacity")) | length == 1 and (.[0] |
+		 .attempted == $sent and .failed == $failed and .verdict == "unreachable" and
+		 .capacity_tok_s == null and (.reasons | index("endpoint_unreachable"))))' "$1" >/dev/null
+}
+CALARGS="--role decode --warmup-s 0 --hold-s 0.4 --hold-requests 1 --max-steps 8 --start-rps 10
+	--decode-output-tokens 4"
+PROBEARGS="--requests 40 --concurrency 4 --max-tokens 8 --interval-ms 50 --timeout-s 3"
+
+kill $SIM_PID; wait $SIM_PID 2>/dev/null
+start_sim --model m --decode-ms 300 || { echo "Bail out! gp-sim"; exit 1; }
+fleet http://127.0.0.1:$SIM_PORT
+test_expect_success 'backend killed mid-check: gp-health -> vip_chat reset, the rest counted, exit 1' '
+	gp-health --fleet fleet.json --timeout-s 5 >h-killed 2>he-killed &
+	hp=$!
+	busy $SIM_PORT; kill -9 $SIM_PID; wait $hp; rc=$?
+	seen killed gp-health reset $rc
+	test $rc = 1 && health_adds_up h-killed && grep -q "not ready: vip_chat .*: reset" he-killed &&
+	jq -s -e "(map(select(.check == \"vip_chat\"))[0] | .ok == false and .error == \"reset\") and
+		(map(select(.check != \"vip_chat\" and .type == \"health\")) | length == 2 and all(.[]; .ok))" h-killed >/dev/null
+'
+start_sim --model m --decode-ms 20 || { echo "Bail out! gp-sim"; exit 1; }
+fleet http://127.0.0.1:$SIM_PORT
+test_expect_success 'backend killed mid-burst: gp-probe counts all 40 once, voided, exit 1' '
+	gp-probe --fleet fleet.json --arm rr $PROBEARGS >p-killed 2>pe-killed &
+	pp=$!
+	busy $SIM_PORT; sleep 0.3; kill -9 $SIM_PID; wait $pp; rc=$?
+	seen killed gp-probe connect $rc
+	test $rc = 1 && probe_adds_up p-killed 40 && grep -q "not engaged: .* requests failed" pe-killed &&
+	jq -s -e "map(select(.type == \"metrics\" and .phase == \"after\"))[0].error != null" p-killed >/dev/null
+'
+start_sim --model m --decode-ms 2 || { echo "Bail out! gp-sim"; exit 1; }
+jq ".backends[0].url = \"http://127.0.0.1:$SIM_PORT\" |
+    .backends[0].metrics_url = \"http://127.0.0.1:$SIM_PORT/metrics\"" cal.json >cal3.json
+test_expect_success 'backend killed mid-sweep: gp-calibrate stops at the dead step, all counted, exit 69' '
+	gp-calibrate --fleet cal3.json --endpoint b1 $CALARGS >c-killed 2>ce-killed &
+	cp=$!
+	busy $SIM_PORT; sleep 0.6; kill -9 $SIM_PID; wait $cp; rc=$?
+	seen killed gp-calibrate connect $rc
+	test $rc = 69 && calib_adds_up c-killed && grep -q "stopped answering: every request of step" ce-killed
+'
+
+if command -v haproxy >/dev/null; then
+	start_fleet --decode-ms 300 || { echo "Bail out! gp-sim"; exit 1; }
+	fleet_from "$GP_TOP/examples/haproxy/fleet.json" >gwfleet.json
+	start_haproxy rr || { echo "Bail out! haproxy"; exit 1; }
+	B4="$SIM_PORT $((SIM_PORT + 1)) $((SIM_PORT + 2)) $((SIM_PORT + 3))"
+	test_expect_success 'gateway restarted mid-check: gp-health -> vip_chat reset, backends ok, exit 1; ready after' '
+		gp-health --fleet gwfleet.json --timeout-s 5 >h-gw 2>he-gw &
+		hp=$!
+		busy $B4; stop_gateway; start_haproxy rr; wait $hp; rc=$?
+		seen restarted gp-health reset $rc
+		gp-health --fleet gwfleet.json >h-gw2 2>/dev/null; rc2=$?
+		stop_gateway	# started in this subshell: lib.sh'"'"'s cleanup does not know it
+		test $rc = 1 && health_adds_up h-gw && grep -q "not ready: vip_chat .*: reset" he-gw &&
+		jq -s -e "(map(select(.check == \"vip_chat\"))[0].error == \"reset\") and
+			(map(select(.check == \"backend_models\")) | length == 4 and all(.[]; .ok))" h-gw >/dev/null &&
+		test $rc2 = 0
+	'
+	kill $SIM_PID; wait $SIM_PID 2>/dev/null
+	start_fleet --decode-ms 20 || { echo "Bail out! gp-sim"; exit 1; }
+	fleet_from "$GP_TOP/examples/haproxy/fleet.json" >gwfleet.json
+	start_haproxy rr || { echo "Bail out! haproxy"; exit 1; }
+	B4="$SIM_PORT $((SIM_PORT + 1)) $((SIM_PORT + 2)) $((SIM_PORT + 3))"
+	test_expect_success 'gateway restarted mid-burst: gp-probe counts all 40 once, voided, exit 1' '
+		gp-probe --fleet gwfleet.json --arm rr $PROBEARGS >p-gw 2>pe-gw &
+		pp=$!
+		busy $B4; sleep 0.3; stop_gateway; sleep 0.3; start_haproxy rr; wait $pp; rc=$?
+		stop_gateway
+		seen restarted gp-probe connect $rc
+		test $rc = 1 && probe_adds_up p-gw 40 && grep -q "not engaged: .* requests failed" pe-gw
+	'
+	# gp-calibrate refuses a gateway: here HAProxy is a plain proxy in front
+	# of one backend (no backend header), as a sidecar or a service would be.
+	kill $SIM_PID; wait $SIM_PID 2>/dev/null
+	start_sim --model m --decode-ms 2 || { echo "Bail out! gp-sim"; exit 1; }
+	XP=$(free_port_range 1)
+	printf "defaults\n    mode http\n    timeout connect 2s\n    timeout client 30s\n    timeout server 30s\nfrontend f\n    bind 127.0.0.1:$XP\n    default_backend b\nbackend b\n    server s1 127.0.0.1:$SIM_PORT\n" >proxy.cfg
+	proxy() { haproxy -db -f proxy.cfg >>proxy.log 2>&1 & GW_PID=$!; GP_VIP_PORT=$XP; wait_port $XP; }
+	jq ".backends[0].url = \"http://127.0.0.1:$XP\" |
+	    .backends[0].metrics_url = \"http://127.0.0.1:$XP/metrics\"" cal.json >cal4.json
+	test_expect_success 'proxy restarted mid-sweep: gp-calibrate stops at the dead step, all counted, exit 69' '
+		proxy || exit 1
+		gp-calibrate --fleet cal4.json --endpoint b1 $CALARGS >c-gw 2>ce-gw &
+		cp=$!
+		busy $SIM_PORT; sleep 0.6; stop_gateway; sleep 1.5; proxy; wait $cp; rc=$?
+		stop_gateway
+		seen restarted gp-calibrate connect $rc
+		test $rc = 69 && calib_adds_up c-gw && grep -q "stopped answering: every request of step" ce-gw
+	'
+else
+	test_expect_success 'gateway restarted mid-run (haproxy not installed: share/packages)' 'false'
+fi
+
 # ---- the background cells, then the table ----
 for m in silent trickle stall; do
 	test_expect_success "$m: gp-calibrate -> timeout after its 30 s bound, exit 69" "
