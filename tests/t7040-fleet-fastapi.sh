@@ -2,9 +2,11 @@
 # gp-health and gp-calibrate against a server they did not write: the
 # vLLM-shaped fixture on FastAPI + pydantic + uvicorn, its /metrics written by
 # prometheus_client (Debian's packages; tests/fixtures/vllm-shaped.py), with
-# --max-num-seqs 4 so that it has a decode capacity to find.  Its model:
-# 4 streams at once, each of n_out tokens lasting TTFT + (n_out - 1) x TPOT,
-# so capacity = 4 x n_out / (TTFT + (n_out - 1) x TPOT) output tokens/s.
+# --max-num-seqs 4 and --prefill-tok-s so that it has capacities to find.
+# Its model: 4 streams at once, the first token TTFT' = TTFT + n_in / R after
+# a stream starts, then one every TPOT: decode capacity 4 x n_out / (TTFT' +
+# (n_out - 1) x TPOT) output tokens/s, prefill capacity (one-token requests)
+# 4 x n_in / TTFT' prompt tokens/s.
 . "$(dirname "$0")/lib.sh"
 
 command -v jq >/dev/null || skip_all "no jq"
@@ -13,11 +15,13 @@ PY=/usr/bin/python3
 $PY -c 'import fastapi, uvicorn, prometheus_client' 2>/dev/null ||
 	skip_all "no python3-fastapi/python3-uvicorn/python3-prometheus-client (share/packages)"
 
-SEQS=4 TTFT=10 TPOT=10 OUT=16
-EXPECT=$(awk -v n=$SEQS -v o=$OUT -v a=$TTFT -v p=$TPOT 'BEGIN { print n * o * 1000 / (a + (o - 1) * p) }')
+SEQS=4 TTFT=10 TPOT=10 R=10000 OUT=16 DIN=8 PIN=2048
+EXPECT=$(awk -v n=$SEQS -v o=$OUT -v a=$TTFT -v p=$TPOT -v r=$R -v i=$DIN \
+	'BEGIN { print n * o * 1000 / (a + i * 1000 / r + (o - 1) * p) }')
+EXPECT_P=$(awk -v n=$SEQS -v a=$TTFT -v r=$R -v i=$PIN 'BEGIN { print n * i * 1000 / (a + i * 1000 / r) }')
 P=$(free_port_range 1) || exit 1
 $PY "$GP_TOP/tests/fixtures/vllm-shaped.py" --port "$P" --model m --ttft-ms $TTFT --tpot-ms $TPOT \
-	--max-num-seqs $SEQS 2>fx.log &
+	--max-num-seqs $SEQS --prefill-tok-s $R 2>fx.log &
 cleanup_pid $!
 wait_port "$P" || { cat fx.log; exit 1; }
 say "third-party stack: $(head -n 1 fx.log)"
@@ -45,7 +49,7 @@ test_expect_success 'gp-health: a fleet that needs a series the server lacks is 
 # bound is 15 %, as t7020's against gp-sim.
 test_expect_success "gp-calibrate decode: saturated within 15 % of $EXPECT tok/s, the queue seen diverging" '
 	gp-calibrate --fleet cal.json --endpoint v1 --role decode --start-rps 12 --ramp 1.5 \
-		--warmup-s 0.3 --hold-s 1 --hold-requests 10 --decode-input-tokens 8 \
+		--warmup-s 0.3 --hold-s 1 --hold-requests 10 --decode-input-tokens $DIN \
 		--decode-output-tokens $OUT --sample-s 0.05 --late-ms 1000 --full-step-pct 80 \
 		--plateau-pct 8 --max-steps 8 -o cal.ndjson 2>ce &&
 	jq -s -e --argjson e $EXPECT "(map(select(.type == \"capacity\")) | length == 1 and (.[0] |
@@ -55,4 +59,17 @@ test_expect_success "gp-calibrate decode: saturated within 15 % of $EXPECT tok/s
 		 all(.[]; .failed == 0 and .ok + .cut == .sent and .queue_samples > 0))" cal.ndjson >/dev/null
 '
 say "fixture decode capacity: measured $(jq -r 'select(.type == "capacity") | .capacity_tok_s' cal.ndjson) tok/s, configured $EXPECT"
+# Prompt tokens are what the server's usage says (the fixture counts words),
+# so the 2048 counted per request are its own.
+test_expect_success "gp-calibrate prefill: saturated within 15 % of $EXPECT_P prompt tok/s, $PIN counted per request" '
+	gp-calibrate --fleet cal.json --endpoint v1 --role prefill --start-rps 6 --ramp 1.5 \
+		--warmup-s 0.3 --hold-s 1 --hold-requests 10 --prefill-input-tokens $PIN \
+		--sample-s 0.05 --late-ms 1000 --full-step-pct 80 --plateau-pct 8 --max-steps 8 \
+		-o pre.ndjson 2>pe &&
+	jq -s -e --argjson e $EXPECT_P "(map(select(.type == \"capacity\")) | length == 1 and (.[0] |
+		.role == \"prefill\" and .saturated and (.capacity_tok_s / \$e - 1 | fabs) <= 0.15 and
+		.failed == 0)) and (map(select(.type == \"calib_step\"))[0] |
+		.delivered_tok_s / .offered_rps / $PIN - 1 | fabs < 0.2)" pre.ndjson >/dev/null
+'
+say "fixture prefill capacity: measured $(jq -r 'select(.type == "capacity") | .capacity_tok_s' pre.ndjson) tok/s, configured $EXPECT_P"
 test_done

@@ -5,7 +5,8 @@
 # garbage, empty input, duplicate ids, a 20 MiB line, CR/LF in header names
 # and values → the documented exit (65 for bad data), a message that names
 # file:line and the field, and whatever reached stdout before the error is
-# whole NDJSON.  Then output errors: /dev/full is an error (70, "No space
+# whole NDJSON.  Malformed Prometheus text from a /metrics endpoint, against
+# every tool that scrapes.  Then output errors: /dev/full is an error (70, "No space
 # left"), a closed pipe is a quiet SIGPIPE (141) or 1, never a silent 0.
 . "$(dirname "$0")/lib.sh"
 
