@@ -43,6 +43,10 @@ test_expect_success 'https with --cacert: every request ok through TLS; the head
 	sel ".type == \"run_end\"" ok.ndjson | jq -e ".ok == 5" &&
 	sel ".type == \"run\"" ok.ndjson | jq -e ".tls_verify == true and .cacert == \"ca.pem\" and .url == \"$URL\""
 '
+test_expect_success '--scrape over https: the same --cacert trusts the metrics endpoint' '
+	gp-replay --url $URL --model m --cacert ca.pem --scrape $URL/metrics --max-requests 1 trace.ndjson >sc.ndjson &&
+	sel ".type == \"metrics\"" sc.ndjson | jq -se "length == 2 and all(.error == null and (.samples | length) > 0)"
+'
 test_expect_code 69 'verified by default: an unknown CA stops the run at once (69), nothing sent' '
 	gp-replay --url $URL --model m trace.ndjson >bad.ndjson 2>err; rc=$?
 	test ! -s bad.ndjson && grep -qi "certificate" err && exit $rc
