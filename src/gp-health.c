@@ -34,8 +34,8 @@
 
 static const char usage[] =
 	"Usage: gp-health --fleet FILE [--arm NAME] [--timeout-s S] [--prompt-tokens N]\n"
-	"                 [--api-key-file FILE] [--cacert FILE] [--insecure] [-q] [-o FILE]\n"
-	"                 [--help] [--version]\n"
+	"                 [--api-key-file FILE] [--cacert FILE] [--insecure] [-q]\n"
+	"                 [-o FILE] [--help] [--version]\n"
 	"\n"
 	"  -f, --fleet FILE       the fleet file (required)\n"
 	"  -a, --arm NAME         the arm the gateway runs now: when it routes by cache,\n"
