@@ -677,12 +677,6 @@ static void note_url(const json_t *o)
 	json_array_append_new(a_urls, json_string(url));
 }
 
-static void die_input(struct gp_input *in, int e)
-{
-	gp_die_at(GP_EXIT_DATAERR, gp_input_name(in), e == GP_NDJSON_EOPEN ? 0 : gp_input_line(in),
-		  "%s", gp_input_strerror(in, e));
-}
-
 static void read_input(struct state *s, const struct gp_slo *slo, char **paths, int n,
 		       FILE *spool)
 {
@@ -729,7 +723,7 @@ static void read_input(struct state *s, const struct gp_slo *slo, char **paths, 
 		json_decref(o);
 	}
 	if (e < 0)
-		die_input(&in, e);
+		gp_input_failed(&in, e);
 	gp_input_release(&in);
 }
 
@@ -896,7 +890,7 @@ static void baseline_slo(const struct opts *op, struct slo_info *si)
 		json_decref(o);
 	}
 	if (e < 0)
-		die_input(&in, e);
+		gp_input_failed(&in, e);
 	gp_input_release(&in);
 	if (!si->validity && !op->no_validity)
 		gp_die_at(GP_EXIT_DATAERR, op->baseline, 0, "the baseline has not passed the validity "
@@ -926,8 +920,8 @@ static void emit_baseline(struct gp_out *out, const struct slo_info *si)
 		json_t *o = json_pack("{s:s, s:s, s:O, s:O}", "type", "baseline_request", "arm", si->arm,
 				      "ttft_ms", json_array_get(v, 0), "tpot_ms", json_array_get(v, 1));
 
-		if (gp_out_json(out, o) && out->err == EPIPE)
-			exit(GP_EXIT_NEGATIVE);
+		if (gp_out_json(out, o))
+			gp_output_failed(out);
 		json_decref(o);
 	}
 }
@@ -983,8 +977,8 @@ static void stream(struct gp_rng *r, const struct opts *op, const char *what, co
 
 static void emit(struct an *a, json_t *rec)
 {
-	if (gp_out_json(&a->out, rec) && a->out.err == EPIPE)
-		exit(GP_EXIT_NEGATIVE);
+	if (gp_out_json(&a->out, rec))
+		gp_output_failed(&a->out);
 	json_decref(rec);
 }
 
@@ -1870,7 +1864,7 @@ int main(int argc, char **argv)
 	int c, selfcheck = 0;
 
 	gp_log_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "o:zh", longopts, NULL)) != -1) {
+	while ((c = gp_getopt(argc, argv, "o:zh", longopts)) != -1) {
 		switch (c) {
 		case O_TTFT: op.ttft_slo = gp_opt_double("--ttft-slo-ms", optarg, 0, 1e12); break;
 		case O_TPOT: op.tpot_slo = gp_opt_double("--tpot-slo-ms", optarg, 0, 1e12); break;
@@ -1956,8 +1950,7 @@ int main(int argc, char **argv)
 	check_runs(&s);
 	qsort(s.g, s.ng, sizeof(*s.g), group_cmp);	/* the hash slots are stale now */
 
-	if (gp_out_open(&a.out, op.output, op.gzip))
-		gp_die(GP_EXIT_SOFTWARE, "%s: %s", op.output ? op.output : "stdout", strerror(errno));
+	gp_output_open(&a.out, op.output, op.gzip);
 	if (spool) {
 		char *line = NULL;
 		size_t cap = 0;
@@ -1967,8 +1960,8 @@ int main(int argc, char **argv)
 		while ((got = getline(&line, &cap, spool)) > 0) {
 			if (line[got - 1] == '\n')
 				got--;
-			if (gp_out_line(&a.out, line, (size_t)got) && a.out.err == EPIPE)
-				return GP_EXIT_NEGATIVE;
+			if (gp_out_line(&a.out, line, (size_t)got))
+				gp_output_failed(&a.out);
 		}
 		free(line);
 		fclose(spool);
@@ -1996,11 +1989,7 @@ int main(int argc, char **argv)
 	do_knee(&a, accel);
 	if (op.floor)
 		do_knee_compare(&a, accel);
-	if (gp_out_close(&a.out)) {
-		if (errno == EPIPE)
-			return GP_EXIT_NEGATIVE;
-		gp_die(GP_EXIT_SOFTWARE, "write error: %s", strerror(errno));
-	}
+	gp_output_close(&a.out);
 	if (a.table) {
 		fprintf(stderr, "SLO: TTFT <= %g ms and TPOT <= %g ms (%s)\n", si.slo.ttft_ms,
 			si.slo.tpot_ms, si.origin);

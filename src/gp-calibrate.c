@@ -217,27 +217,19 @@ static void emit(json_t *o)
 {
 	if (!o)
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
-	if (gp_out_json(&out, o)) {
-		if (out.err == EPIPE || errno == EPIPE)
-			exit(GP_EXIT_NEGATIVE);
-		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
-	}
+	if (gp_out_json(&out, o))
+		gp_output_failed(&out);
 	json_decref(o);
 }
 
 static void out_open(const char *path)
 {
-	if (gp_out_open(&out, path, 0))
-		gp_die(GP_EXIT_USAGE, "%s: %s", path ? path : "-", strerror(errno));
+	gp_output_open(&out, path, 0);
 }
 
 static int out_close(void)
 {
-	if (gp_out_close(&out)) {
-		if (errno == EPIPE)
-			exit(GP_EXIT_NEGATIVE);
-		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
-	}
+	gp_output_close(&out);
 	return 0;
 }
 
@@ -247,7 +239,7 @@ static int cmd_protocol(int argc, char **argv)
 	struct gp_calib_protocol p;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "h", longopts(), NULL)) != -1) {
+	while ((c = gp_getopt(argc, argv, "h", longopts())) != -1) {
 		if (c == 'h')
 			gp_print_help(usage);
 		else if (c == O_PROTOCOL)
@@ -289,8 +281,7 @@ static void trace_means(const char *path, double *in, double *outtok, unsigned l
 		json_decref(o);
 	}
 	if (rc < 0)
-		gp_die_at(rc == GP_NDJSON_EOPEN ? GP_EXIT_USAGE : GP_EXIT_DATAERR,
-			  gp_input_name(&inp), gp_input_line(&inp), "%s", gp_input_strerror(&inp, rc));
+		gp_input_failed(&inp, rc);
 	gp_trace_release(&rec);
 	gp_input_release(&inp);
 	if (*n == 0)
@@ -364,8 +355,7 @@ static void caps_read(struct caps *cs, char **paths, int npaths)
 		cs->v[i] = c;
 	}
 	if (rc < 0)
-		gp_die_at(rc == GP_NDJSON_EOPEN ? GP_EXIT_USAGE : GP_EXIT_DATAERR,
-			  gp_input_name(&inp), gp_input_line(&inp), "%s", gp_input_strerror(&inp, rc));
+		gp_input_failed(&inp, rc);
 	gp_input_release(&inp);
 	if (cs->n == 0)
 		gp_die(GP_EXIT_DATAERR, "%s: no capacity records",
@@ -469,7 +459,7 @@ static int cmd_ladder(int argc, char **argv)
 	unsigned long nreq;
 	int c, bad = 0, best_i = -1;
 
-	while ((c = getopt_long(argc, argv, "ho:", longopts(), NULL)) != -1) {
+	while ((c = gp_getopt(argc, argv, "ho:", longopts())) != -1) {
 		switch (c) {
 		case 'h': gp_print_help(usage);
 		case O_VERSION: gp_print_version();
@@ -545,7 +535,7 @@ static int cmd_check(int argc, char **argv)
 	json_t *reasons;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "ho:", longopts(), NULL)) != -1) {
+	while ((c = gp_getopt(argc, argv, "ho:", longopts())) != -1) {
 		switch (c) {
 		case 'h': gp_print_help(usage);
 		case O_VERSION: gp_print_version();
@@ -1286,7 +1276,7 @@ static void sweep_args(int argc, char **argv, struct popts *po)
 	const char *api = "chat";
 	int c;
 
-	while ((c = getopt_long(argc, argv, "ho:", longopts(), NULL)) != -1) {
+	while ((c = gp_getopt(argc, argv, "ho:", longopts())) != -1) {
 		switch (c) {
 		case 'h': gp_print_help(usage);
 		case O_VERSION: gp_print_version();
@@ -1315,8 +1305,6 @@ static void sweep_args(int argc, char **argv, struct popts *po)
 				popt_add(po, c - O_FIELD, optarg);
 				break;
 			}
-			if (c == '?')
-				gp_usage_error("unknown option");
 			gp_usage_error("option not allowed in the sweep (ladder and check have their own)");
 		}
 	}
@@ -1457,7 +1445,7 @@ static int cmd_sweep(int argc, char **argv)
 	if (strcmp(verdict, "saturated"))	/* exit 1 is never silent */
 		gp_warn("%s: no trusted capacity: %s after %zu steps (the capacity record's reasons"
 			" say why)", G.url, verdict, n);
-	return !strcmp(verdict, "saturated") ? GP_EXIT_OK : GP_EXIT_NEGATIVE;
+	return gp_sig_status(!strcmp(verdict, "saturated") ? GP_EXIT_OK : GP_EXIT_NEGATIVE);
 }
 
 int main(int argc, char **argv)

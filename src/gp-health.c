@@ -87,7 +87,7 @@ static void emit(const char *check, const char *target, const char *name, int ok
 		json_decref(extra);
 	}
 	if (gp_out_json(&C.out, o))
-		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+		gp_output_failed(&C.out);
 	json_decref(o);
 	C.checks++;
 	C.answered += answered != 0;
@@ -398,7 +398,7 @@ static void parse_opts(int argc, char **argv, const char **output)
 
 	C.timeout_ms = 10000;
 	C.prompt_tokens = 512;
-	while ((c = getopt_long(argc, argv, "f:a:qo:h", lo, NULL)) != -1) {
+	while ((c = gp_getopt(argc, argv, "f:a:qo:h", lo)) != -1) {
 		switch (c) {
 		case 'f': C.fleet_path = optarg; break;
 		case 'a': arm = optarg; break;
@@ -439,8 +439,7 @@ int main(int argc, char **argv)
 	parse_opts(argc, argv, &output);
 	if (gp_http_global_init())
 		gp_die(GP_EXIT_SOFTWARE, "libcurl: cannot initialise");
-	if (gp_out_open(&C.out, output, 0))
-		gp_die(GP_EXIT_USAGE, "%s: %s", output ? output : "stdout", strerror(errno));
+	gp_output_open(&C.out, output, 0);
 	C.t0 = gp_now_ns();
 	C.failed_names = json_array();
 	if (C.fleet.n_vips + C.fleet.n_backends == 0)
@@ -477,10 +476,10 @@ int main(int argc, char **argv)
 		      "arm", C.arm ? json_string(C.arm->name) : json_null(),
 		      "checks", (json_int_t)C.checks, "failed", (json_int_t)C.failed,
 		      "failed_checks", C.failed_names);
-	gp_out_json(&C.out, s);
+	if (gp_out_json(&C.out, s))
+		gp_output_failed(&C.out);
 	json_decref(s);
-	if (gp_out_close(&C.out))
-		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+	gp_output_close(&C.out);
 	gp_fleet_release(&C.fleet);
 	if (C.answered == 0)
 		gp_die(GP_EXIT_UNAVAILABLE, "nothing answered: fleet %s is unreachable%s", C.fleet_path,

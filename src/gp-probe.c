@@ -101,7 +101,7 @@ static struct probe P;
 static void out_record(json_t *o)
 {
 	if (gp_out_json(&P.out, o))
-		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+		gp_output_failed(&P.out);
 	json_decref(o);
 }
 
@@ -460,7 +460,7 @@ static void parse_opts(int argc, char **argv)
 	o->max_failed = 0.1;
 	o->thr = (struct gp_probe_thr)GP_PROBE_THR_DEFAULT;
 	o->progress = isatty(2);
-	while ((c = getopt_long(argc, argv, "f:a:e:n:k:c:o:h", lo, NULL)) != -1) {
+	while ((c = gp_getopt(argc, argv, "f:a:e:n:k:c:o:h", lo)) != -1) {
 		switch (c) {
 		case 'f': o->fleet_path = optarg; break;
 		case 'a': o->arm = optarg; break;
@@ -542,8 +542,7 @@ int main(int argc, char **argv)
 	load_fleet();
 	if (gp_http_global_init())
 		gp_die(GP_EXIT_SOFTWARE, "libcurl: cannot initialise");
-	if (gp_out_open(&P.out, P.o.output, 0))
-		gp_die(GP_EXIT_USAGE, "%s: %s", P.o.output ? P.o.output : "stdout", strerror(errno));
+	gp_output_open(&P.out, P.o.output, 0);
 	gp_sig_install();
 	P.t0 = gp_now_ns();
 	P.by_error = json_object();
@@ -567,8 +566,7 @@ int main(int argc, char **argv)
 	unreachable = mode_ok && P.ok == 0 && P.failed > 0 &&
 		      json_integer_value(json_object_get(P.by_error, "connect")) +
 		      json_integer_value(json_object_get(P.by_error, "tls")) == P.failed;
-	if (gp_out_close(&P.out))
-		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+	gp_output_close(&P.out);
 	if (unreachable && !gp_sig_stop())	/* before the fleet (the URL) is released */
 		gp_die(GP_EXIT_UNAVAILABLE, "%s: the VIP is unreachable (every request failed to"
 		       " connect or its TLS was refused)%s", P.vip->url,
@@ -578,7 +576,5 @@ int main(int argc, char **argv)
 	json_decref(P.by_error);
 	json_decref(P.served);
 	gp_fleet_release(&P.fleet);
-	if (gp_sig_stop())
-		return 128 + 2;
-	return engaged ? 0 : GP_EXIT_NEGATIVE;
+	return gp_sig_status(engaged ? 0 : GP_EXIT_NEGATIVE);
 }

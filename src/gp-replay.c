@@ -66,7 +66,45 @@ static const char usage[] =
 "\n"
 "Replay a trace (NDJSON trace records, files or stdin) against an OpenAI-compatible\n"
 "streaming endpoint, open loop, and write one request record per attempted trace\n"
-"record, framed by a run header and a run_end trailer.  See gp-replay(1).\n";
+"record, framed by a run header and a run_end trailer.  See gp-replay(1).\n"
+"\n"
+"  --url URL               base URL (http or https, no path, no credentials)\n"
+"  --model M               the model of every request\n"
+"  --api chat|completions  which endpoint (default chat)\n"
+"  --arm NAME, --rep N     labels of every record (default default, 1)\n"
+"  --rate-rps R            rescale the trace's timestamps to mean rate R\n"
+"  --poisson-rps R         Poisson arrivals at rate R\n"
+"  --seed S                random seed, recorded in the run header\n"
+"  --deadline-s S          cancel a request after S s as timeout (600; 0: none)\n"
+"  --idle-s S              cancel a started stream silent for S s as hang (60)\n"
+"  --duration-s S          send only the records scheduled before S s\n"
+"  --max-requests N        send only the first N trace records\n"
+"  --max-inflight N        at most N in flight (the run is then not open loop)\n"
+"  --key-header NAME       send the record's cache_key in header NAME\n"
+"  --receipt-header NAME   record response header NAME as the receipt\n"
+"  --receipt-from id       record the completion id the server echoes as receipt\n"
+"  --backend-header NAME   record response header NAME as the backend\n"
+"  -H, --header 'K: V'     an extra request header (repeatable)\n"
+"  --shard I/N             send only the records whose index mod N is I - 1\n"
+"  --start-at EPOCH        start at this wall-clock instant (Unix seconds)\n"
+"  --run ID                the run id (default derived from the run's options)\n"
+"  --block-tokens N        tokens per hash_ids block of synthesized prompts (512)\n"
+"  --no-ignore-eos         do not send ignore_eos and min_tokens\n"
+"  --itl                   keep the gaps between content events (itl_ms)\n"
+"  --http2                 use HTTP/2\n"
+"  --scrape URL            a metrics record of URL before and after (repeatable)\n"
+"  --spin-us N             busy-wait the last N us before each send (100)\n"
+"  --max-event-bytes N     largest SSE event accepted (1 MiB)\n"
+"  --preconnect N          open N keep-alive connections before the start (1)\n"
+"  --progress              a progress line on stderr (default: when a tty)\n"
+"  -o, --output FILE       write the records to FILE (.gz: compressed)\n"
+"  -z, --gzip              compress the output\n"
+"  --api-key-file FILE     read the bearer token from FILE's first line\n"
+"  --max-completion-tokens name the limit max_completion_tokens (chat API)\n"
+"  --no-model-check        do not require --model in the server's /v1/models\n"
+"  --cacert FILE           verify https certificates against FILE's CAs\n"
+"  --insecure              do not verify the certificate\n"
+"  -h, --help              this text;  --version  the version\n";
 
 /* Error classes (the record's "error"): stream.h. */
 #define E_NCLASS GP_STREAM_NCLASS
@@ -599,7 +637,7 @@ static void write_record(struct req *r)
 	}
 	sb_str(b, "}");
 	if (gp_out_line(&G.out, b->p, b->len))
-		gp_die(errno == EPIPE ? GP_EXIT_NEGATIVE : GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+		gp_output_failed(&G.out);
 	tally(r, &m);
 }
 
@@ -942,7 +980,7 @@ static void emit_metrics(json_t *o, int64_t t)
 {
 	gp_json_set_real(o, "t_s", gp_ns_to_s(t - G.t0));
 	if (gp_out_json(&G.out, o))
-		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+		gp_output_failed(&G.out);
 	json_decref(o);
 }
 
@@ -1099,7 +1137,7 @@ static void parse_args(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "H:o:z", longopts, NULL)) != -1) {
+	while ((c = gp_getopt(argc, argv, "H:o:zh", longopts)) != -1) {
 		switch (c) {
 		case O_URL: cfg.url_in = optarg; break;
 		case O_API:
@@ -1175,6 +1213,7 @@ static void parse_args(int argc, char **argv)
 		case O_INSECURE: cfg.insecure = 1; break;
 		case 'o': cfg.out_path = optarg; break;
 		case 'z': cfg.gzip = 1; break;
+		case 'h':
 		case O_HELP: gp_print_help(usage);
 		case O_VERSION: gp_print_version();
 		default: gp_usage_error("unknown option");
@@ -1275,7 +1314,7 @@ static void write_header(uint64_t digest, unsigned long nrec, double trace_rps)
 	sb_jstr(b, cfg.cacert);
 	sb_str(b, "}");
 	if (gp_out_line(&G.out, b->p, b->len))
-		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+		gp_output_failed(&G.out);
 }
 
 static int write_trailer(int interrupted)
@@ -1331,7 +1370,7 @@ static int write_trailer(int interrupted)
 	sb_fmt(b, ",\"ended_at\":\"%s\",\"interrupted\":%s}",
 	       gp_rfc3339(G.wall0 + (end - G.t0), at, sizeof(at)), interrupted ? "true" : "false");
 	if (gp_out_line(&G.out, b->p, b->len))
-		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
+		gp_output_failed(&G.out);
 	if (behind) {
 		gp_warn("the client fell behind its schedule: send lateness p99 %.3f ms, max %.3f ms "
 			"(rule: p99 > 1 ms or max > 10 ms); this run is not open loop", p99, mx);
@@ -1537,8 +1576,7 @@ int main(int argc, char **argv)
 	if (gp_stream_headers_with(G.http, 1, cfg.api_key, cfg.hdrs, cfg.nhdrs))
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	check_server();
-	if (gp_out_open(&G.out, cfg.out_path, cfg.gzip))
-		gp_die(GP_EXIT_SOFTWARE, "%s: %s", cfg.out_path ? cfg.out_path : "-", strerror(errno));
+	gp_output_open(&G.out, cfg.out_path, cfg.gzip);
 	G.inflight.next = G.inflight.prev = &G.inflight;
 	G.waiting.next = G.waiting.prev = &G.waiting;
 	gp_pace_hist_init(&G.s_ttft);
@@ -1680,11 +1718,7 @@ int main(int argc, char **argv)
 	write_trailer(interrupted);
 	print_summary(G.rate_rps, G.attempted >= 2 && G.last_send_ns > G.first_send_ns
 		      ? (double)(G.attempted - 1) / gp_ns_to_s(G.last_send_ns - G.first_send_ns) : NAN);
-	if (gp_out_close(&G.out)) {
-		if (errno == EPIPE)
-			return GP_EXIT_NEGATIVE;
-		gp_die(GP_EXIT_SOFTWARE, "write: %s", strerror(errno));
-	}
+	gp_output_close(&G.out);
 	gp_http_free(G.http);
 	if (unreachable ||
 	    (G.attempted && G.by_err[GP_STREAM_CONNECT] + G.by_err[GP_STREAM_TLS] == G.attempted)) {
@@ -1692,7 +1726,7 @@ int main(int argc, char **argv)
 		return GP_EXIT_UNAVAILABLE;
 	}
 	if (interrupted)
-		return GP_EXIT_NEGATIVE;
+		return gp_sig_status(GP_EXIT_NEGATIVE);
 	if (G.attempted && G.ok + G.single == 0) {
 		gp_warn("every request failed (%lu attempted)", G.attempted);
 		return GP_EXIT_NEGATIVE;

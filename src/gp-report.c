@@ -294,9 +294,7 @@ static void load(struct model *m, char **paths, int n)
 		m->nr++;
 	}
 	if (rc < 0)
-		gp_die_at(GP_EXIT_DATAERR,
-			  gp_input_name(&in), rc == GP_NDJSON_EOPEN ? 0 : gp_input_line(&in),
-			  "%s", gp_input_strerror(&in, rc));
+		gp_input_failed(&in, rc);
 	gp_input_release(&in);
 }
 
@@ -496,14 +494,14 @@ static FILE *xfopen(const char *path, const char *mode)
 	FILE *f = fopen(path, mode);
 
 	if (!f)
-		gp_die(GP_EXIT_SOFTWARE, "cannot write %s: %s", path, strerror(errno));
+		gp_die(GP_EXIT_IOERR, "cannot write %s: %s", path, strerror(errno));
 	return f;
 }
 
 static void xfclose(FILE *f, const char *path)
 {
 	if (ferror(f) | fclose(f))
-		gp_die(GP_EXIT_SOFTWARE, "cannot write %s: %s", path, strerror(errno));
+		gp_die(GP_EXIT_IOERR, "cannot write %s: %s", path, strerror(errno));
 }
 
 /* A gnuplot string literal: single quotes, '' for a quote, no newlines. */
@@ -559,7 +557,7 @@ static void render(struct plotter *p, const char *name, const char *body, int w,
 	xfclose(f, gp);
 	fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
-		gp_die(GP_EXIT_SOFTWARE, "cannot write %s: %s", logp, strerror(errno));
+		gp_die(GP_EXIT_IOERR, "cannot write %s: %s", logp, strerror(errno));
 	rc = gp_child_run(argv, p->gdir, -1, fd);
 	close(fd);
 	if (rc == -ENOENT)
@@ -2003,7 +2001,7 @@ static void mkdirs(const char *path)
 			continue;
 		*s = 0;
 		if (mkdir(p, 0777) && errno != EEXIST)
-			gp_die(GP_EXIT_SOFTWARE, "cannot create %s: %s", p, strerror(errno));
+			gp_die(GP_EXIT_IOERR, "cannot create %s: %s", p, strerror(errno));
 		if (end)
 			break;
 		*s = '/';
@@ -2025,7 +2023,7 @@ static void parse(int argc, char **argv, struct opts *o)
 	o->dir = "report";
 	o->gnuplot = "gnuplot";
 	o->moderate = NAN;
-	while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+	while ((c = gp_getopt(argc, argv, "o:qh", lo)) != -1) {
 		switch (c) {
 		case 'o': o->dir = optarg; break;
 		case 'H': o->html = 1; break;
@@ -2112,7 +2110,7 @@ static void write_doc(const struct gp_doc *d, const struct opts *o, int html)
 	if (rc && bad)
 		gp_die(GP_EXIT_SOFTWARE, "cannot inline %s/%s into %s", o->dir, bad, path);
 	if (rc)
-		gp_die(GP_EXIT_SOFTWARE, "cannot write %s: %s", path, strerror(errno));
+		gp_die(GP_EXIT_IOERR, "cannot write %s: %s", path, strerror(errno));
 	xfclose(f, path);
 	free(path);
 }

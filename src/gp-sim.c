@@ -100,7 +100,8 @@ static const char usage[] =
 "                           loads) or kv (longest cached prefix; default)\n"
 "      --balance-factor F   bounded: no engine above F times the mean load (1.25)\n"
 "      --router-fault F     kv_events_down (kv silently degrades to round robin)\n"
-"                           or fallback (the router starts in rr and says so)\n";
+"                           or fallback (the router starts in rr and says so)\n"
+"  -h, --help               this text;  --version  the version\n";
 
 enum fault {
 	F_NONE = 0, F_RESET, F_DROP_DONE, F_BAD_FRAME, F_BAD_CHUNK,
@@ -1638,7 +1639,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 	o->policy = GP_ROUTER_KV;
 	o->balance = 1.25;
 	apply_profile(o, find_profile(argc, argv));
-	while ((c = getopt_long(argc, argv, "p:n:m:", lo, NULL)) != -1) {
+	while ((c = gp_getopt(argc, argv, "p:n:m:h", lo)) != -1) {
 		if (parse_engine_opt(o, c, optarg))
 			continue;
 		switch (c) {
@@ -1675,9 +1676,10 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 			if ((o->router_fault = gp_router_fault_parse(optarg)) < 0)
 				gp_usage_error("--router-fault: '%s' is not kv_events_down or fallback", optarg);
 			break;
+		case 'h':
 		case O_HELP: gp_print_help(usage);
 		case O_VERSION: gp_print_version();
-		default: gp_usage_error("unknown option");
+		default: gp_usage_error("option not handled");
 		}
 	}
 	if (optind < argc)
@@ -1784,7 +1786,7 @@ int main(int argc, char **argv)
 	if (sim->o.truth) {
 		sim->truth = fopen(sim->o.truth, "a");
 		if (!sim->truth)
-			gp_die(GP_EXIT_USAGE, "--truth: %s: %s", sim->o.truth, strerror(errno));
+			gp_die(GP_EXIT_IOERR, "--truth: %s: %s", sim->o.truth, strerror(errno));
 	}
 	/* Keep freed memory: trimming and re-faulting the heap on every burst
 	 * of SSE writes showed up as page faults in the token path. */

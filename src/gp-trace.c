@@ -64,7 +64,8 @@ static const char usage[] =
 "  -o, --output FILE   write to FILE (gzip when it ends in .gz)\n"
 "  -z, --gzip          gzip the output\n"
 "  -h, --help          this text;  --version  the version\n"
-"Exit status: 0 ok, 2 usage error, 65 bad input data, 70 internal error.\n";
+"Exit status: 0 ok, 1 output pipe closed, 2 usage error, 65 bad input data,\n"
+	"70 internal error, 74 output not writable.\n";
 
 enum cmd { C_SYNTH, C_MOONCAKE, C_AZURE, C_BURSTGPT, C_STATS, C_PROMPT };
 static const char *const cmd_names[] = {
@@ -111,21 +112,19 @@ static struct gp_out out;
 
 static void out_open(const struct opts *o)
 {
-	if (gp_out_open(&out, o->output, o->gzip))
-		gp_die(GP_EXIT_USAGE, "%s: %s", o->output ? o->output : "-", strerror(errno));
+	gp_output_open(&out, o->output, o->gzip);
 }
 
 static void out_record(json_t *rec)
 {
 	if (gp_out_json(&out, rec))
-		gp_die(GP_EXIT_SOFTWARE, "write error: %s", strerror(errno));
+		gp_output_failed(&out);
 	json_decref(rec);
 }
 
 static void out_close(void)
 {
-	if (gp_out_close(&out))
-		gp_die(GP_EXIT_SOFTWARE, "write error: %s", strerror(errno));
+	gp_output_close(&out);
 }
 
 /* A trace record; hash_ids written when has_ids (possibly empty). */
@@ -320,15 +319,6 @@ static void input_open(struct gp_input *in, const struct opts *o)
 	gp_input_init(in, o->files, o->nfiles);
 }
 
-/* Die on a negative gp_input return: exit 65 as in every gp tool, also for a
- * file that cannot be opened. */
-static void input_fail(struct gp_input *in, int e)
-{
-	gp_die_at(GP_EXIT_DATAERR,
-		  gp_input_name(in), e == GP_NDJSON_EOPEN ? 0 : gp_input_line(in),
-		  "%s", gp_input_strerror(in, e));
-}
-
 /* The shared bookkeeping of every converter: order, origin, skipped rows. */
 struct conv {
 	struct gp_input in;
@@ -464,7 +454,7 @@ static void cmd_mooncake(const struct opts *o)
 		json_decref(row);
 	}
 	if (e < 0)
-		input_fail(&c.in, e);
+		gp_input_failed(&c.in, e);
 	free(ids);
 	conv_done(&c);
 }
@@ -508,7 +498,7 @@ static int csv_header(struct conv *c, const char *const *names, int nnames, int 
 	if (e == GP_NDJSON_EOF)
 		gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), 0, "empty input: no header line");
 	if (e < 0)
-		input_fail(&c->in, e);
+		gp_input_failed(&c->in, e);
 	n = split_csv(line, f, MAX_COLS);
 	if (n > MAX_COLS)
 		gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), gp_input_line(&c->in),
@@ -541,7 +531,7 @@ static int csv_row(struct conv *c, char **f, int ncols, const char *const *names
 	if (e == GP_NDJSON_EOF)
 		return 0;
 	if (e < 0)
-		input_fail(&c->in, e);
+		gp_input_failed(&c->in, e);
 	n = split_csv(line, f, MAX_COLS);
 	if (n < ncols) {
 		for (int k = 0; k < nnames; k++)
@@ -906,7 +896,7 @@ static void tally_read(struct tally *t, const struct opts *o)
 		json_decref(row);
 	}
 	if (e < 0)
-		input_fail(&in, e);
+		gp_input_failed(&in, e);
 	gp_input_release(&in);
 }
 
@@ -1044,7 +1034,7 @@ static void cmd_prompt(const struct opts *o)
 		json_decref(row);
 	}
 	if (e < 0)
-		input_fail(&in, e);
+		gp_input_failed(&in, e);
 	gp_input_release(&in);
 	free(buf);
 	out_close();
@@ -1128,8 +1118,7 @@ int main(int argc, char **argv)
 
 	argv++;
 	argc--;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:zh", longopts, NULL)) != -1) {
+	while ((c = gp_getopt(argc, argv, "o:zh", longopts)) != -1) {
 		for (size_t i = 0; i < sizeof(applies) / sizeof(applies[0]); i++)
 			if (applies[i].opt == c && !(applies[i].cmds & B(o.cmd)))
 				gp_usage_error("--%s does not apply to '%s'", opt_name(c), sub);
@@ -1164,8 +1153,7 @@ int main(int argc, char **argv)
 		case 'h': gp_print_help(usage);
 		case O_VERSION: gp_print_version();
 		default:
-			gp_usage_error("%s: unknown option or missing argument: '%s'", sub,
-				       argv[optind - 1]);
+			gp_usage_error("%s: option not handled: '%s'", sub, argv[optind - 1]);
 		}
 	}
 	o.files = argv + optind;

@@ -72,6 +72,7 @@ static const char usage[] =
 	"  --pass              copy the input records to stdout ahead of the verification\n"
 	"  -q, --quiet         no verdict table on stderr\n"
 	"  -o, --output FILE   write records to FILE (.gz: compressed)\n"
+	"  --self-check        test the gates' and statistics' code on known cases (TAP)\n"
 	"  -h, --help          this text;  --version  the version\n";
 
 /* ---------------------------------------------------------------- helpers */
@@ -214,8 +215,7 @@ static int next_record(struct gp_input *in, char **line, size_t *len, json_t **o
 	if (e == GP_NDJSON_EOF)
 		return 0;
 	if (e < 0)
-		gp_die_at(GP_EXIT_DATAERR, gp_input_name(in), gp_input_line(in), "%s",
-			  gp_input_strerror(in, e));
+		gp_input_failed(in, e);
 	*obj = json_loadb(*line, *len, 0, &je);
 	if (!*obj)
 		gp_die_at(GP_EXIT_DATAERR, gp_input_name(in), gp_input_line(in),
@@ -240,20 +240,14 @@ static FILE *spool_open(void)
 
 static void out_record(struct gp_out *o, json_t *rec)
 {
-	if (gp_out_json(o, rec) && o->err != EPIPE)
-		gp_die(GP_EXIT_SOFTWARE, "write error: %s", strerror(o->err ? o->err : errno));
+	if (gp_out_json(o, rec))
+		gp_output_failed(o);
 	json_decref(rec);
 }
 
 static int out_finish(struct gp_out *o)
 {
-	int err = o->err;
-
-	if (gp_out_close(o)) {
-		if (err == EPIPE || errno == EPIPE)
-			return 0;
-		gp_die(GP_EXIT_SOFTWARE, "write error: %s", strerror(errno));
-	}
+	gp_output_close(o);
 	return 0;
 }
 
@@ -769,7 +763,7 @@ static int cmd_validity(int argc, char **argv)
 	ssize_t got;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = gp_getopt(argc, argv, "o:h", opts)) != -1) {
 		switch (c) {
 		case 's': v.strict = 1; break;
 		case 'o': output = optarg; break;
@@ -843,8 +837,7 @@ static int cmd_validity(int argc, char **argv)
 	}
 
 	/* Pass 2: re-emit the spool without the records of discarded runs. */
-	if (gp_out_open(&out, output, 0))
-		gp_die(GP_EXIT_SOFTWARE, "%s: %s", output ? output : "stdout", strerror(errno));
+	gp_output_open(&out, output, 0);
 	rewind(spool);
 	while ((got = getline(&line, &cap, spool)) > 0) {
 		char *tab = strchr(line, '\t');
@@ -860,8 +853,8 @@ static int cmd_validity(int argc, char **argv)
 			continue;
 		if (got > 0 && line[got - 1] == '\n')
 			got--;
-		if (gp_out_line(&out, tab + 1, (size_t)(got - (tab + 1 - line))) && errno == EPIPE)
-			break;
+		if (gp_out_line(&out, tab + 1, (size_t)(got - (tab + 1 - line))))
+			gp_output_failed(&out);
 	}
 	free(line);
 	fclose(spool);
@@ -1885,7 +1878,7 @@ static int cmd_publish(int argc, char **argv)
 	json_t *o;
 	int c, publishable;
 
-	while ((c = getopt_long(argc, argv, "qo:h", opts, NULL)) != -1) {
+	while ((c = gp_getopt(argc, argv, "qo:h", opts)) != -1) {
 		switch (c) {
 		case 'm': opt.min_reps = gp_opt_long("--min-reps", optarg, 2, 1000000); break;
 		case 'c': opt.max_cv = gp_opt_double("--max-cv", optarg, 0, 1e9); break;
@@ -1958,8 +1951,7 @@ static int cmd_publish(int argc, char **argv)
 	if (fflush(spool) || ferror(spool))
 		gp_die(GP_EXIT_SOFTWARE, "%s: write error: %s", records_path, strerror(errno));
 
-	if (gp_out_open(&out, opt.output, 0))
-		gp_die(GP_EXIT_SOFTWARE, "%s: %s", opt.output ? opt.output : "stdout", strerror(errno));
+	gp_output_open(&out, opt.output, 0);
 	if (opt.pass) {
 		char *line = NULL;
 		size_t cap = 0;
@@ -1967,9 +1959,8 @@ static int cmd_publish(int argc, char **argv)
 
 		rewind(spool);
 		while ((got = getline(&line, &cap, spool)) > 0)
-			if (gp_out_line(&out, line, (size_t)got - (line[got - 1] == '\n')) &&
-			    errno == EPIPE)
-				break;
+			if (gp_out_line(&out, line, (size_t)got - (line[got - 1] == '\n')))
+				gp_output_failed(&out);
 		free(line);
 	}
 	fclose(spool);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # gp-replay: SIGTERM/SIGINT mid-run keep every record (in-flight requests become
-# `cancelled`), write the trailer with interrupted:true and exit 1; a run capped
+# `cancelled`), write the trailer with interrupted:true and exit 128+signo; a run capped
 # by --max-inflight still sends every record, records how late, and says so.
 . "$(dirname "$0")/lib.sh"
 
@@ -21,8 +21,9 @@ for sig in TERM INT; do
 	kill -$sig $pid
 	wait $pid
 	echo $? >rc-$sig
-	test_expect_success "SIG$sig mid-run: exit 1, trailer says interrupted" "
-		test \$(cat rc-$sig) = 1 &&
+	want=$((128 + $(kill -l $sig)))
+	test_expect_success "SIG$sig mid-run: exit 128+SIG$sig, trailer says interrupted" "
+		test \$(cat rc-$sig) = $want &&
 		test \"\$(tail -1 run-$sig.ndjson | jq -r .type)\" = run_end &&
 		sel '.type == \"run_end\"' run-$sig.ndjson | all_of '.interrupted == true'
 	"

@@ -106,12 +106,12 @@ test_expect_success 'the ladder and check fields are documented too' '
 	done
 '
 
-test_expect_success 'SIGINT: the step in progress is written, then the capacity (interrupted), exit 1' '
+test_expect_success 'SIGINT: the step in progress is written, then the capacity (interrupted), exit 130' '
 	gp-calibrate --fleet fleet.json --endpoint b1 --role prefill --start-rps 5 --warmup-s 0.2 \
 		--hold-s 30 --hold-requests 1 --prefill-input-tokens 100 >int.ndjson 2>err &
 	pid=$! && sleep 1.5 && kill -INT $pid && wait $pid
 	rc=$?
-	test $rc = 1 &&
+	test $rc = 130 &&
 	jq -s -e ".[-1].type == \"capacity\" and .[-1].verdict == \"interrupted\" and
 		.[-1].capacity_tok_s == null and .[-2].interrupted == true and
 		.[-2].sent == .[-2].ok + .[-2].failed + .[-2].cut and .[-2].sent > 0" int.ndjson >/dev/null

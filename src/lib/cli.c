@@ -7,6 +7,8 @@
 
 #include "cli.h"
 #include "log.h"
+#include "ndjson.h"
+#include "sig.h"
 
 #ifndef GP_VERSION
 #define GP_VERSION "0.1"
@@ -84,11 +86,14 @@ uint64_t gp_opt_u64(const char *opt, const char *arg)
 	return v;
 }
 
-/* Close stdout and exit 0; a write error (a full disk) is 70, said on stderr. */
+/* Close stdout and exit 0; a closed pipe is a quiet 1, another error 74. */
 static _Noreturn void close_exit(void)
 {
-	if (fclose(stdout))
-		gp_die(GP_EXIT_SOFTWARE, "write error: %s", strerror(errno));
+	if (fclose(stdout)) {
+		if (errno == EPIPE)
+			exit(GP_EXIT_NEGATIVE);
+		gp_die(GP_EXIT_IOERR, "write error: %s", strerror(errno));
+	}
 	exit(GP_EXIT_OK);
 }
 
@@ -102,4 +107,54 @@ void gp_print_version(void)
 {
 	printf("%s (gp) %s\n", gp_progname(), GP_VERSION);
 	close_exit();
+}
+
+int gp_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
+{
+	char *argv0 = argv[0];
+	int c;
+
+	/* getopt names argv[0] in its message: make it the tool (a subcommand's
+	 * argv[0] is the subcommand, a path the whole path). */
+	opterr = 1;
+	argv[0] = (char *)gp_progname();
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	argv[0] = argv0;
+	if (c == '?')
+		gp_usage_exit();
+	return c;
+}
+
+void gp_output_open(struct gp_out *o, const char *path, int gzip)
+{
+	if (gp_out_open(o, path, gzip))
+		gp_die(GP_EXIT_IOERR, "%s: %s", path ? path : "stdout", strerror(errno));
+}
+
+void gp_output_failed(const struct gp_out *o)
+{
+	int e = o->err ? o->err : errno;
+
+	if (e == EPIPE)
+		exit(GP_EXIT_NEGATIVE);
+	gp_die(GP_EXIT_IOERR, "write error: %s", strerror(e));
+}
+
+void gp_output_close(struct gp_out *o)
+{
+	if (gp_out_close(o))
+		gp_output_failed(o);
+}
+
+void gp_input_failed(struct gp_input *in, int err)
+{
+	int sig = gp_sig_stop();
+
+	if (sig) {
+		fflush(stdout);
+		exit(128 + sig);
+	}
+	gp_die_at(GP_EXIT_DATAERR, gp_input_name(in),
+		  err == GP_NDJSON_EOPEN ? 0 : gp_input_line(in), "%s",
+		  gp_input_strerror(in, err));
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli — numbers from the command line and from records, parsed with range and
- * end-pointer checks (no atoi), and the --help/--version conventions.
+ * end-pointer checks (no atoi), and the conventions every tool shares
+ * (doc/conventions.md): --help/--version, option errors, and how an output
+ * that cannot be created or written ends the tool.
  *
  * gp_parse_* return 0 and store the value, or -1 (value untouched) when the
  * text is empty, has trailing garbage, is NaN/inf, or lies outside [min, max].
@@ -10,8 +12,12 @@
 #ifndef GP_CLI_H
 #define GP_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
+
+struct gp_out;
+struct gp_input;
 
 int gp_parse_double(const char *s, double min, double max, double *out);
 int gp_parse_long(const char *s, long min, long max, long *out);
@@ -27,5 +33,29 @@ uint64_t gp_opt_u64(const char *opt, const char *arg);
  */
 void gp_print_help(const char *usage) __attribute__((noreturn));
 void gp_print_version(void) __attribute__((noreturn));
+
+/*
+ * getopt_long with the usage-error half done: an unknown option or a missing
+ * argument prints getopt's own one-line message under the tool's name, then
+ * the Try line, and exits 2; it never returns '?'.
+ */
+int gp_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
+
+/*
+ * Outputs.  gp_output_open: gp_out_open, or die 74 naming the path ("stdout"
+ * for NULL).  gp_output_failed: after a write or close of o failed — a closed
+ * pipe (EPIPE) exits 1 without a word, any other error dies 74.
+ * gp_output_close: gp_out_close, and gp_output_failed when it fails.
+ */
+void gp_output_open(struct gp_out *o, const char *path, int gzip);
+void gp_output_failed(const struct gp_out *o) __attribute__((noreturn));
+void gp_output_close(struct gp_out *o);
+
+/*
+ * An input error from gp_input_next*: when a SIGINT/SIGTERM interrupted the
+ * read (sig.h), exit 128+signo quietly, stdout flushed; otherwise die 65
+ * naming the file and line (the file alone when it cannot be opened).
+ */
+void gp_input_failed(struct gp_input *in, int err) __attribute__((noreturn));
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* log — message formatting and exit codes shared by every tool. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@ void gp_log_init(const char *argv0)
 {
 	const char *slash;
 
+	signal(SIGPIPE, SIG_IGN);
 	if (!argv0 || !*argv0)
 		return;
 	slash = strrchr(argv0, '/');
@@ -95,6 +97,11 @@ void gp_usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(NULL, 0, NULL, fmt, ap);
 	va_end(ap);
+	gp_usage_exit();
+}
+
+void gp_usage_exit(void)
+{
 	fprintf(stderr, "Try '%s --help' for more information.\n", progname);
 	exit(GP_EXIT_USAGE);
 }

@@ -21,9 +21,15 @@ enum {
 	GP_EXIT_DATAERR = 65,	/* bad input data (message names file:line) */
 	GP_EXIT_UNAVAILABLE = 69, /* a required service is unreachable */
 	GP_EXIT_SOFTWARE = 70,	/* internal error */
+	GP_EXIT_IOERR = 74,	/* an output cannot be created or written */
 };
 
-/* Set once from main(): the basename of argv[0] prefixes every message. */
+/*
+ * Set once from main(): the basename of argv[0] prefixes every message.  It
+ * also ignores SIGPIPE, in every tool: a reader that went away is then seen
+ * as a write failing with EPIPE, which ends the tool quietly with exit 1
+ * (gp_output_failed() in cli.h; doc/conventions.md).
+ */
 void gp_log_init(const char *argv0);
 const char *gp_progname(void);
 
@@ -45,6 +51,9 @@ void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: "prog: message" + "Try 'prog --help'." and exit 2. */
 void gp_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
+/* The second half of a usage error, when the message is already out:
+ * "Try 'prog --help' for more information." and exit 2. */
+void gp_usage_exit(void) __attribute__((noreturn));
 
 /* Tool support: realloc/strdup that exit 70 ("out of memory") on failure.
  * gp_xrealloc(p, 0) returns a 1-byte block, never NULL; gp_xstrdup(NULL)

@@ -32,6 +32,11 @@ int gp_sig_stop(void)
 	return stop_signo;
 }
 
+int gp_sig_status(int code)
+{
+	return stop_signo ? 128 + stop_signo : code;
+}
+
 volatile sig_atomic_t *gp_sig_flag(void)
 {
 	return &stop_signo;

@@ -14,6 +14,9 @@
 void gp_sig_install(void);
 /* The signal number that asked us to stop, or 0. */
 int gp_sig_stop(void);
+/* The exit status of a tool that would end with code: 128+signo when a
+ * signal asked it to stop (the shell's convention), else code. */
+int gp_sig_status(int code);
 /* Address of the flag, for event loops that poll it. */
 volatile sig_atomic_t *gp_sig_flag(void);
 
