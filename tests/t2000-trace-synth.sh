@@ -16,7 +16,6 @@ command -v gp-trace >/dev/null || skip_all "gp-trace not built"
 command -v jq >/dev/null || skip_all "jq missing"
 
 # near VALUE WANT TOL: |VALUE - WANT| <= TOL
-near() { awk -v v="$1" -v w="$2" -v t="$3" 'BEGIN { d = v - w; if (d < 0) d = -d; if (v == "" || v == "null" || d > t) { print "got " v ", want " w " +- " t; exit 1 } }'; }
 field() { jq -r "$1" "$2"; }
 
 test_expect_success 'synth: defaults give 1000 valid trace records' '

@@ -14,7 +14,6 @@
 command -v gp-trace >/dev/null || skip_all "gp-trace not built"
 command -v jq >/dev/null || skip_all "jq missing"
 
-near() { awk -v v="$1" -v w="$2" -v t="$3" 'BEGIN { d = v - w; if (d < 0) d = -d; if (v == "" || v == "null" || d > t) { print "got " v ", want " w " +- " t; exit 1 } }'; }
 
 cat >five.ndjson <<\EOF
 {"type":"trace","id":"r1","t_s":0,"input_tokens":10,"output_tokens":1,"cache_key":"a","hash_ids":[1,2]}

@@ -46,8 +46,6 @@ start_sim --model m --truth truth.ndjson --decode-ms 2 --receipt-header X-Receip
 URL=http://127.0.0.1:$SIM_PORT
 
 # jq 1.6's -e looks at the last input only; select first, then test.
-sel() { jq -c "select($1)" "$2"; }		# sel FILTER FILE
-all_of() { jq -s -e "length > 0 and all(.[]; $1)" >/dev/null; }	# stdin records
 
 test_expect_success 'a normal run: exit 0, header + one record per trace record + trailer' '
 	gp-replay --url $URL --model m --arm base --rep 3 --receipt-header X-Receipt trace.ndjson >run.ndjson 2>err &&

@@ -8,8 +8,6 @@
 command -v jq >/dev/null || skip_all "no jq"
 test -x "$GP_BIN/gp-replay" && test -x "$GP_BIN/gp-sim" && test -x "$GP_BIN/gp-trace" ||
 	skip_all "gp-replay, gp-sim or gp-trace not built"
-sel() { jq -c "select($1)" "$2"; }
-all_of() { jq -s -e "length > 0 and all(.[]; $1)" >/dev/null; }
 
 gp-trace synth --requests 180 --rate-rps 10 --input-tokens uniform:50:400 \
 	--output-tokens uniform:2:24 --seed 11 >trace.ndjson || exit 1

@@ -7,8 +7,6 @@
 
 command -v jq >/dev/null || skip_all "no jq"
 test -x "$GP_BIN/gp-replay" && test -x "$GP_BIN/gp-sim" || skip_all "gp-replay or gp-sim not built"
-sel() { jq -c "select($1)" "$2"; }
-all_of() { jq -s -e "length > 0 and all(.[]; $1)" >/dev/null; }
 
 awk 'BEGIN { for (i = 0; i < 90; i++)
 	printf "{\"type\":\"trace\",\"id\":\"h%d\",\"t_s\":%.3f,\"input_tokens\":30,\"output_tokens\":4}\n", i, i * 0.02 }' >trace.ndjson

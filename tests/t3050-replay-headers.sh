@@ -10,8 +10,6 @@ command -v jq >/dev/null || skip_all "no jq"
 PY=/usr/bin/python3
 test -x $PY || PY=$(command -v python3) || skip_all "no python3"
 test -x "$GP_BIN/gp-replay" || skip_all "gp-replay not built"
-sel() { jq -c "select($1)" "$2"; }
-all_of() { jq -s -e "length > 0 and all(.[]; $1)" >/dev/null; }
 
 cat >server.py <<'PYEOF'
 import json, sys, time

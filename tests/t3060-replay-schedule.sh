@@ -6,8 +6,6 @@
 
 command -v jq >/dev/null || skip_all "no jq"
 test -x "$GP_BIN/gp-replay" && test -x "$GP_BIN/gp-sim" || skip_all "gp-replay or gp-sim not built"
-sel() { jq -c "select($1)" "$2"; }
-all_of() { jq -s -e "length > 0 and all(.[]; $1)" >/dev/null; }
 
 # Bursty trace starting at t_s = 100: bursts of 5 every 0.2 s.
 awk 'BEGIN { for (i = 0; i < 40; i++)

@@ -32,7 +32,6 @@ say "third-party stack: $(head -n 1 fx-plain.log)"
 
 awk 'BEGIN { for (i = 0; i < 10; i++)
 	printf "{\"type\":\"trace\",\"id\":\"v%d\",\"t_s\":%.3f,\"input_tokens\":30,\"output_tokens\":%d}\n", i, i * 0.1, 9 + i % 3 }' >trace.ndjson
-sel() { jq -c "select($1)" "$2"; }
 med() { jq -s "map(select(.type == \"request\" and .outcome == \"ok\") | .$1) | sort | .[length / 2 | floor]" "$2"; }
 
 test_expect_success 'chat: FastAPI accepts every request (no 422): all ok, out_tokens from usage' '

@@ -59,7 +59,6 @@ URL=http://127.0.0.1:$P
 
 awk -v n=12 'BEGIN { for (i = 0; i < n; i++)
 	printf "{\"type\":\"trace\",\"id\":\"q%d\",\"t_s\":%.3f,\"input_tokens\":20,\"output_tokens\":%d}\n", i, i * 0.15, 8 }' >trace.ndjson
-sel() { jq -c "select($1)" "$2"; }
 med() { jq -s "map(select(.type == \"request\") | .$1) | sort | .[length / 2 | floor]" "$2"; }
 
 test_expect_success 'every request ok; out_tokens = the chunks the server sent (no usage: tokens_from chunks)' '

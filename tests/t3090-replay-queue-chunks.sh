@@ -7,7 +7,6 @@
 
 command -v jq >/dev/null || skip_all "no jq"
 test -x "$GP_BIN/gp-replay" && test -x "$GP_BIN/gp-sim" || skip_all "gp-replay or gp-sim not built"
-sel() { jq -c "select($1)" "$2"; }
 
 # One running sequence at a time, 20 tokens of 20 ms: the k-th of 6
 # simultaneous requests waits about k x 400 ms for its first token.

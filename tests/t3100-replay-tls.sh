@@ -8,7 +8,6 @@
 command -v jq >/dev/null && command -v openssl >/dev/null && command -v haproxy >/dev/null ||
 	skip_all "no jq, openssl or haproxy"
 test -x "$GP_BIN/gp-replay" && test -x "$GP_BIN/gp-sim" || skip_all "gp-replay or gp-sim not built"
-sel() { jq -c "select($1)" "$2"; }
 
 # A CA, and a server certificate it signs for the name localhost only.
 make_tls_ca || { echo "Bail out! openssl"; exit 1; }

@@ -31,7 +31,6 @@ mk() {
 }
 # jall FILTER [FILE]: at least one output of FILTER, and all true (jq 1.6's -e
 # looks at the last output only, and a trailing non-match exits 4).
-jall() { jq -e -s "[.[] | $1] | length > 0 and all" ${2+"$2"} >/dev/null; }
 valid() { echo '{"type":"validity","kept":1,"discarded":0,"rules":[]}'; }
 slo="--ttft-slo-ms 500 --tpot-slo-ms 50 --resamples 500"
 

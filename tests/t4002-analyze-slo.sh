@@ -10,9 +10,6 @@
 command -v gp-analyze >/dev/null || skip_all "gp-analyze not built"
 command -v jq >/dev/null || skip_all "jq missing"
 
-jall() { jq -e -s "[.[] | $1] | length > 0 and all" ${2+"$2"} >/dev/null; }
-near() { awk -v v="$1" -v w="$2" 'BEGIN { d = v - w; if (d < 0) d = -d; exit !(v != "" && v != "null" && d <= 1e-9 * (w < 0 ? -w : w) + 1e-12) }'; }
-
 req() { # ARM REP ID TTFT TPOT OUTCOME
 	printf '{"type":"request","arm":"%s","rate_rps":1,"rep":%s,"id":"%s","ttft_ms":%s,"tpot_ms":%s,"outcome":"%s"}\n' "$@"
 }
@@ -47,14 +44,14 @@ test_expect_success 'baseline SLO: 2 x p50 of the ok baseline requests (default 
 
 test_expect_success 'baseline SLO with --slo-stat p90, mean, p99' '
 	gp-analyze --slo-baseline baseline.ndjson --slo-multiple 1 --slo-stat p90 --resamples 200 run.ndjson >o &&
-	near "$(jq -r "select(.type == \"slo\") | .ttft_ms" o)" 760 &&
-	near "$(jq -r "select(.type == \"slo\") | .tpot_ms" o)" 76 &&
+	near_rel "$(jq -r "select(.type == \"slo\") | .ttft_ms" o)" 760 &&
+	near_rel "$(jq -r "select(.type == \"slo\") | .tpot_ms" o)" 76 &&
 	gp-analyze --slo-baseline baseline.ndjson --slo-multiple 1.25 --slo-stat mean --resamples 200 run.ndjson >o &&
-	near "$(jq -r "select(.type == \"slo\") | .ttft_ms" o)" 450 &&
-	near "$(jq -r "select(.type == \"slo\") | .tpot_ms" o)" 45 &&
+	near_rel "$(jq -r "select(.type == \"slo\") | .ttft_ms" o)" 450 &&
+	near_rel "$(jq -r "select(.type == \"slo\") | .tpot_ms" o)" 45 &&
 	jall "select(.type == \"goodfrac\") | .good == 4" o &&
 	gp-analyze --slo-baseline baseline.ndjson --slo-multiple 1 --slo-stat p99 --resamples 200 run.ndjson >o &&
-	near "$(jq -r "select(.type == \"slo\") | .ttft_ms" o)" 976
+	near_rel "$(jq -r "select(.type == \"slo\") | .ttft_ms" o)" 976
 '
 
 # The baseline's provenance (method §9.1): validity passed, one arm, a low

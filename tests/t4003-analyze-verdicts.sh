@@ -29,8 +29,6 @@
 command -v gp-analyze >/dev/null || skip_all "gp-analyze not built"
 command -v jq >/dev/null || skip_all "jq missing"
 
-jall() { jq -e -s "[.[] | $1] | length > 0 and all" ${2+"$2"} >/dev/null; }
-near() { awk -v v="$1" -v w="$2" -v t="$3" 'BEGIN { d = v - w; if (d < 0) d = -d; if (v == "" || v == "null" || d > t) { print "got " v ", want " w " +- " t; exit 1 } }'; }
 
 # arm ARM RATE GOOD... : one rep per GOOD, N (5000) requests each, GOOD % of
 # them good, the rest over the TTFT SLO.

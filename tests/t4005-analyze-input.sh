@@ -7,7 +7,6 @@
 command -v gp-analyze >/dev/null || skip_all "gp-analyze not built"
 command -v jq >/dev/null || skip_all "jq missing"
 
-jall() { jq -e -s "[.[] | $1] | length > 0 and all" ${2+"$2"} >/dev/null; }
 
 # run ARM RATE REP N — N requests (ttft i*10 ms, tpot 5+i%7), a run header and trailer
 run() {
