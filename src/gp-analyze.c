@@ -1790,8 +1790,7 @@ static int self_check(void)
 	printf("1..%d\n", tap_n);
 	if (failed < 0)
 		gp_die(GP_EXIT_SOFTWARE, "self-check: out of memory");
-	if (fclose(stdout))
-		return GP_EXIT_SOFTWARE;
+	gp_stdout_close();
 	return failed ? GP_EXIT_NEGATIVE : GP_EXIT_OK;
 }
 

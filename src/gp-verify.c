@@ -2068,8 +2068,7 @@ static int self_check(void)
 	free(tdist);
 	free(sc);
 	free(dir);
-	if (fclose(stdout))
-		return GP_EXIT_SOFTWARE;
+	gp_stdout_close();
 	return tap_failed ? GP_EXIT_NEGATIVE : GP_EXIT_OK;
 }
 

@@ -86,7 +86,7 @@ closed_pipe() {
 epipe() {
 	_t=$1
 	shift
-	test_expect_success "closed pipe: $_t exits 1, quietly" "
+	test_expect_success "closed pipe: $* exits 1, quietly" "
 		closed_pipe $* 2>err; echo \$? >rc; cat err; test \$(cat rc) = 1 && test ! -s err
 	"
 }
@@ -97,6 +97,9 @@ epipe gp-probe gp-probe --fleet fleet.json --arm rr --requests 4 --max-tokens 4
 epipe gp-calibrate gp-calibrate protocol
 epipe gp-analyze gp-analyze --no-validity --ttft-slo-ms 1000 --tpot-slo-ms 100 runs
 epipe gp-verify gp-verify validity runs
+epipe gp-analyze gp-analyze --self-check
+epipe gp-verify gp-verify --self-check
+epipe gp-replay gp-replay --help
 say "closed pipe: gp-sim and gp-report write nothing on stdout (not applicable)"
 
 # sigterm NAME CMD...: start CMD reading a fifo that stays open (or a long

@@ -86,14 +86,25 @@ uint64_t gp_opt_u64(const char *opt, const char *arg)
 	return v;
 }
 
-/* Close stdout and exit 0; a closed pipe is a quiet 1, another error 74. */
+void gp_stdout_close(void)
+{
+	int bad = fflush(stdout) != 0 || ferror(stdout);
+	int e = errno;
+
+	if (fclose(stdout) && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	if (!bad)
+		return;
+	if (e == EPIPE)
+		exit(GP_EXIT_NEGATIVE);
+	gp_die(GP_EXIT_IOERR, "write error: %s", strerror(e));
+}
+
 static _Noreturn void close_exit(void)
 {
-	if (fclose(stdout)) {
-		if (errno == EPIPE)
-			exit(GP_EXIT_NEGATIVE);
-		gp_die(GP_EXIT_IOERR, "write error: %s", strerror(errno));
-	}
+	gp_stdout_close();
 	exit(GP_EXIT_OK);
 }
 

@@ -50,6 +50,9 @@ int gp_getopt(int argc, char **argv, const char *shortopts, const struct option 
 void gp_output_open(struct gp_out *o, const char *path, int gzip);
 void gp_output_failed(const struct gp_out *o) __attribute__((noreturn));
 void gp_output_close(struct gp_out *o);
+/* For text written with stdio (help, --self-check's TAP): close stdout, and
+ * on a write error exit as gp_output_failed does (quiet 1 on EPIPE, else 74). */
+void gp_stdout_close(void);
 
 /*
  * An input error from gp_input_next*: when a SIGINT/SIGTERM interrupted the
