@@ -86,6 +86,14 @@ uint64_t gp_opt_u64(const char *opt, const char *arg)
 	return v;
 }
 
+/* A write failed with errno e: a closed pipe is a quiet 1, the rest 74. */
+static _Noreturn void write_failed(int e)
+{
+	if (e == EPIPE)
+		exit(GP_EXIT_NEGATIVE);
+	gp_die(GP_EXIT_IOERR, "write error: %s", strerror(e));
+}
+
 void gp_stdout_close(void)
 {
 	int bad = fflush(stdout) != 0 || ferror(stdout);
@@ -95,11 +103,8 @@ void gp_stdout_close(void)
 		bad = 1;
 		e = errno;
 	}
-	if (!bad)
-		return;
-	if (e == EPIPE)
-		exit(GP_EXIT_NEGATIVE);
-	gp_die(GP_EXIT_IOERR, "write error: %s", strerror(e));
+	if (bad)
+		write_failed(e);
 }
 
 static _Noreturn void close_exit(void)
@@ -144,11 +149,7 @@ void gp_output_open(struct gp_out *o, const char *path, int gzip)
 
 void gp_output_failed(const struct gp_out *o)
 {
-	int e = o->err ? o->err : errno;
-
-	if (e == EPIPE)
-		exit(GP_EXIT_NEGATIVE);
-	gp_die(GP_EXIT_IOERR, "write error: %s", strerror(e));
+	write_failed(o->err ? o->err : errno);
 }
 
 void gp_output_close(struct gp_out *o)
