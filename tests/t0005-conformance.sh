@@ -37,6 +37,11 @@ for t in $tools; do
 		for o in \$(cat u); do grep -qE -- \"(^|[ ,])\$o([ ,=]|\\\$)\" body || missing=\"\$missing \$o\"; done &&
 		{ test -z \"\$missing\" || { echo \"not described:\$missing\"; false; }; }
 	"
+	test_expect_success "$t: every option of the man page's OPTIONS is in --help" "
+		awk '/^\.SH/ { p = 0 } p { print } /^\.SH \"?OPTIONS/ { p = 1 }' $GP_TOP/doc/$t.1 | opts >m &&
+		$t --help | opts >h && test -s m &&
+		comm -23 m h >missing && { test ! -s missing || { echo 'not in --help:'; cat missing; false; }; }
+	"
 	test_expect_success "$t: SEE ALSO names only gp tools that exist" "
 		awk '/^\.SH/ { p = 0 } p { print } /^\.SH \"?SEE ALSO/ { p = 1 }' $GP_TOP/doc/$t.1 |
 		grep -oE 'gp-[a-z]+' | sort -u >seealso && test -s seealso &&
