@@ -26,6 +26,7 @@
 #include "json.h"
 #include "log.h"
 #include "ndjson.h"
+#include "pace.h"
 #include "rfc3339.h"
 #include "sig.h"
 #include "statcheck.h"
@@ -261,12 +262,12 @@ static json_t *jstr_or_null(const char *s)
 /* The rules of method §8.1, in the order they are reported. */
 enum rule {
 	R_FRAMING, R_HANG, R_TIMEOUT, R_VIP, R_BACKEND, R_PAIRED,
-	R_BEHIND, R_CAPPED, R_INTERRUPTED, R_RATE, N_RULES
+	R_BEHIND, R_CAPPED, R_INTERRUPTED, R_RATE, R_SHARDS, N_RULES
 };
 static const char *const rule_name[N_RULES] = {
 	"invalid_framing", "hang_truncated", "backend_timeout", "vip_200",
 	"backend_health", "zero_paired",
-	"client_behind", "capped_sends", "interrupted", "achieved_rate",
+	"client_behind", "capped_sends", "interrupted", "achieved_rate", "shards",
 };
 
 /*
@@ -301,6 +302,9 @@ struct vrun {
 	long long capped;
 	double achieved, late_p99, late_max;
 	int poisson;
+	/* shards: "I/N" of the headers and trailers; per shard I, how many of each */
+	long shard_n, shard_n_other;
+	int *shard_hdr, *shard_end;
 	json_t *flags;
 	/* results */
 	int checked[N_RULES];
@@ -487,12 +491,35 @@ static void note_client(struct vrun *r, const json_t *o, const struct at *w)
 		r->late_max = x;
 }
 
+/* The shard a run header or run_end names ("I/N"; absent for other producers). */
+static void note_shard(struct vrun *r, const json_t *o, const struct at *w, int trailer)
+{
+	const char *s = opt_str(o, "shard", w);
+	long i, n;
+
+	if (!s)
+		return;
+	if (gp_pace_parse_shard(s, &i, &n) || n > 65536)
+		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field 'shard' is '%s', not I/N", s);
+	if (!r->shard_n) {
+		r->shard_n = n;
+		r->shard_hdr = memset(gp_xrealloc(NULL, (size_t)n * sizeof(int)), 0, (size_t)n * sizeof(int));
+		r->shard_end = memset(gp_xrealloc(NULL, (size_t)n * sizeof(int)), 0, (size_t)n * sizeof(int));
+	}
+	if (n != r->shard_n) {
+		r->shard_n_other = n;
+		return;
+	}
+	(trailer ? r->shard_end : r->shard_hdr)[i - 1]++;
+}
+
 static void note_trailer(struct vrun *r, const json_t *o, const struct at *w, int trailer)
 {
 	const char *sched;
 	long long n;
 	json_t *by;
 
+	note_shard(r, o, w, trailer);
 	if (!trailer) {
 		if (gp_json_str(o, "schedule", &sched) == 0 && !strcmp(sched, "poisson"))
 			r->poisson = 1;
@@ -701,6 +728,41 @@ static void client_rules(struct vrun *r)
 	}
 }
 
+/*
+ * The shards rule: a run whose records say "shard I/N" is whole only with
+ * exactly one run header and one run_end of every shard 1..N — a shard file
+ * left out of the merge, cut short, or merged twice is not the run.
+ */
+static void shard_rule(struct vrun *r)
+{
+	long bad = 0, first = 0, dup = 0;
+
+	r->checked[R_SHARDS] = 1;	/* no shard fields: one unsharded file */
+	if (r->shard_n_other) {
+		reason(r, R_SHARDS, xasprintf("missing_shard: shards of %ld and of %ld in one run",
+					      r->shard_n, r->shard_n_other));
+		return;
+	}
+	for (long i = 0; i < r->shard_n; i++)
+		if (r->shard_hdr[i] != 1 || r->shard_end[i] != 1) {
+			if (!bad++)
+				first = i;
+			dup |= r->shard_hdr[i] > 1 || r->shard_end[i] > 1;
+		}
+	if (!bad)
+		return;
+	if (dup)
+		reason(r, R_SHARDS, xasprintf("duplicate_shard: shard %ld/%ld has %d run headers and %d "
+					      "run_ends (merged twice?)", first + 1, r->shard_n,
+					      r->shard_hdr[first], r->shard_end[first]));
+	else
+		reason(r, R_SHARDS, xasprintf("missing_shard: %ld of %ld %s incomplete (first: %ld/%ld, "
+					      "%s)", bad, r->shard_n, plural(r->shard_n, "shard", "shards"),
+					      first + 1, r->shard_n,
+					      !r->shard_hdr[first] && !r->shard_end[first] ? "absent" :
+					      !r->shard_hdr[first] ? "no run header" : "no run_end"));
+}
+
 static void judge(struct validity *v, struct vrun *r, const struct round *rounds, size_t nr)
 {
 	long long framing = r->framing_trailer > r->framing_req ? r->framing_trailer : r->framing_req;
@@ -724,6 +786,7 @@ static void judge(struct validity *v, struct vrun *r, const struct round *rounds
 					       r->timeout_example));
 	health_rules(v, r, rounds, nr);
 	client_rules(r);
+	shard_rule(r);
 	if (r->paired == 0)
 		reason(r, R_PAIRED, xasprintf("zero_paired: no ok request with both ttft_ms and "
 					      "tpot_ms (%ld attempted)", r->n_req));
@@ -911,6 +974,8 @@ static int cmd_validity(int argc, char **argv)
 		free(v.runs[i].timeout_example);
 		json_decref(v.runs[i].reasons);
 		json_decref(v.runs[i].flags);
+		free(v.runs[i].shard_hdr);
+		free(v.runs[i].shard_end);
 	}
 	for (size_t i = 0; i < v.n_h; i++) {
 		free(v.h[i].target);

@@ -55,6 +55,16 @@ test_expect_success 'all shards started on the --start-at instant' '
 test_expect_success 'trailers add up to the trace' '
 	sel ".type == \"run_end\"" merged.ndjson | jq -s -e "map(.attempted) | add == 90" >/dev/null
 '
+test_expect_success 'gp-verify validity: the merge without shard 3 is discarded (missing_shard)' '
+	cat s1.ndjson s2.ndjson >lost.ndjson &&
+	{ gp-verify validity lost.ndjson >v.ndjson; test $? = 1; } &&
+	sel ".type == \"discard\"" v.ndjson | jq -r ".reasons[]" | grep -x "missing_shard: 1 of 3 shards incomplete (first: 3/3, absent)"
+'
+test_expect_code 65 'gp-verify validity: a shard field not I/N is bad input naming file:line' '
+	jq -c "if .type == \"run_end\" then .shard = \"4/3\" else . end" s1.ndjson >bad.ndjson &&
+	gp-verify validity bad.ndjson >/dev/null 2>err; rc=$?; cat err;
+	grep -q "bad.ndjson:[0-9]*: .*shard.*4/3" err && exit $rc
+'
 test_expect_code 2 'a --start-at long past is refused' '
 	gp-replay --url $URL --model m --start-at $(( $(date +%s) - 100 )) trace.ndjson >/dev/null
 '
