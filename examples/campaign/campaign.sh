@@ -32,23 +32,50 @@ me=$0
 
 p() { jq -r "$1" "$PROTOCOL"; }			# a protocol field
 f() { jq -r "$1" "$FLEET"; }			# a fleet field
-arm_field() { jq -r --arg a "$1" ".arms[] | select(.name == \$a) | $2" "$FLEET"; }
 log() { printf 'campaign: %s\n' "$*" >&2; }
-vip() { f '.vips[0].url'; }
+
+# The fields a rep reads, in one jq call per file and process: a jq start-up
+# costs ~30 ms (over 100 ms on a loaded host), and a rep reads two dozen.
+settings() {
+	[ -n "${_settings:-}" ] && return 0
+	_settings=1
+	eval "$(jq -r '@sh "
+		probe_requests=\(.probe.requests // 64) probe_keys=\(.probe.keys // 1)
+		probe_concurrency=\(.probe.concurrency // 16) probe_prompt=\(.probe.prompt_tokens // 256)
+		probe_max_tokens=\(.probe.max_tokens // 64) probe_interval=\(.probe.interval_ms // 50)
+		probe_spread_max=\(.probe.spread_max // 1.5) probe_concentrate_min=\(.probe.concentrate_min // 2)
+		cache_mode=\(.cache // "reset") schedule=\(.run.schedule // "poisson")
+		seed_replay=\(.seeds.replay // 1000) deadline_s=\(.run.deadline_s // 30)
+		idle_s=\(.run.idle_s // 10) duration_s=\(.run.duration_s)"' "$PROTOCOL")"
+	eval "$(jq -r '@sh "
+		vip_url=\(.vips[0].url) model=\(.model) key_header=\(.key_header // "")
+		backend_header=\(.backend_header // "") receipt_header=\(.receipt_header // "")
+		scrapes=\([.backends[].metrics_url // empty, (.gateway.metrics_url // empty)] | map("--scrape " + .) | join(" "))
+		reset_cmd=\(.cache_reset_cmd // "") reset_urls=\([.backends[] | .reset_url // empty] | join(" "))"' "$FLEET")"
+}
+
+# Whether PID runs: a zombie has exited (its sockets are closed) and only
+# waits for its parent, which for a gateway whose starter has gone is init —
+# in a container init can take over a second to reap it.
+running() {
+	kill -0 "$1" 2>/dev/null || return 1
+	case $(ps -o stat= -p "$1" 2>/dev/null) in Z*) return 1 ;; esac
+}
 
 gateway_down() {
 	[ -s "$OUT/gateway.pid" ] || return 0
 	pid=$(cat "$OUT/gateway.pid")
 	kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || :
 	i=0
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	while running "$pid" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 	kill -KILL -- "-$pid" 2>/dev/null || :
 	rm -f "$OUT/gateway.pid" "$OUT/gateway.arm"
 }
 
 gateway_up() { # ARM [TAG]: with TAG, the passing check is kept as OUT/health/TAG.ndjson
 	local cmd n i tag=${2:-} ka
-	cmd=$(arm_field "$1" '.up_cmd // empty')
+	eval "$(jq -r --arg a "$1" 'first(.arms[] | select(.name == $a)) // {} |
+		@sh "cmd=\(.up_cmd // "") ka=\(if .routes_by_cache then .name else "" end)"' "$FLEET")"
 	[ -n "$cmd" ] || { log "fleet: arm '$1' has no up_cmd"; exit 65; }
 	gateway_down
 	mkdir -p "$OUT/log"
@@ -60,17 +87,16 @@ gateway_up() { # ARM [TAG]: with TAG, the passing check is kept as OUT/health/TA
 	# Ready when gp-health passes (a real streamed chat through the VIP, and
 	# the KV-events precheck for an arm that routes by cache); that passing
 	# round is the health record before the run.
-	n=$(awk -v s="${UP_WAIT_S:-10}" 'BEGIN { print int(s / 0.2) }')
+	n=$(awk -v s="${UP_WAIT_S:-10}" 'BEGIN { print int(s / 0.1) }')
 	i=0
-	ka=$(arm_field "$1" 'if .routes_by_cache then .name else empty end')
 	mkdir -p "$OUT/health"
 	until gp-health --fleet "$FLEET" ${ka:+--arm "$ka"} -q --timeout-s 5 -o "$OUT/health/.up.tmp" 2>/dev/null; do
 		i=$((i + 1))
-		if [ $i -ge "$n" ] || ! kill -0 "$(cat "$OUT/gateway.pid")" 2>/dev/null; then
+		if [ $i -ge "$n" ] || ! running "$(cat "$OUT/gateway.pid")"; then
 			log "arm $1: the gateway did not become ready (see $OUT/log/gateway-$1.log)"
 			exit 69
 		fi
-		sleep 0.2
+		sleep 0.1
 	done
 	if [ -n "$tag" ]; then mv "$OUT/health/.up.tmp" "$OUT/health/$tag.ndjson"; else rm -f "$OUT/health/.up.tmp"; fi
 }
@@ -88,15 +114,13 @@ health() { # TAG [ARM]
 }
 
 probe() { # ARM TAG
+	settings
 	mkdir -p "$OUT/probe"
 	gp-probe --fleet "$FLEET" --arm "$1" --run "probe-$2" \
-		--requests "$(p '.probe.requests // 64')" --keys "$(p '.probe.keys // 1')" \
-		--concurrency "$(p '.probe.concurrency // 16')" \
-		--prompt-tokens "$(p '.probe.prompt_tokens // 256')" \
-		--max-tokens "$(p '.probe.max_tokens // 64')" \
-		--interval-ms "$(p '.probe.interval_ms // 50')" \
-		--spread-max "$(p '.probe.spread_max // 1.5')" \
-		--concentrate-min "$(p '.probe.concentrate_min // 2')" \
+		--requests "$probe_requests" --keys "$probe_keys" --concurrency "$probe_concurrency" \
+		--prompt-tokens "$probe_prompt" --max-tokens "$probe_max_tokens" \
+		--interval-ms "$probe_interval" --spread-max "$probe_spread_max" \
+		--concentrate-min "$probe_concentrate_min" \
 		-o "$OUT/probe/$2.ndjson.tmp" 2>>"$OUT/log/probe.log" || {
 		mv "$OUT/probe/$2.ndjson.tmp" "$OUT/probe/failed-$2.ndjson"
 		log "probe $2: arm $1 not engaged or its mode not confirmed ($OUT/probe/failed-$2.ndjson):"
@@ -108,14 +132,12 @@ probe() { # ARM TAG
 }
 
 reset_caches() {
-	mode=$(p '.cache // "reset"')
-	[ "$mode" = reset ] || { echo "$(date -u +%FT%TZ) cache $mode: not reset" >>"$OUT/cache.log"; return 0; }
-	cmd=$(f '.cache_reset_cmd // empty')
-	urls=$(f '.backends[] | .reset_url // empty')
-	if [ -n "$cmd" ]; then
-		sh -c "$cmd" >>"$OUT/cache.log" 2>&1 || { log "cache_reset_cmd failed (see $OUT/cache.log)"; exit 69; }
-	elif [ -n "$urls" ]; then
-		for u in $urls; do
+	settings
+	[ "$cache_mode" = reset ] || { echo "$(date -u +%FT%TZ) cache $cache_mode: not reset" >>"$OUT/cache.log"; return 0; }
+	if [ -n "$reset_cmd" ]; then
+		sh -c "$reset_cmd" >>"$OUT/cache.log" 2>&1 || { log "cache_reset_cmd failed (see $OUT/cache.log)"; exit 69; }
+	elif [ -n "$reset_urls" ]; then
+		for u in $reset_urls; do
 			curl -sf -X POST --max-time 10 -o /dev/null "$u" ||
 				{ log "cache reset: POST $u failed"; exit 69; }
 		done
@@ -129,15 +151,14 @@ reset_caches() {
 replay() { # ARM RATE REP OUTFILE [gp-replay options]
 	local arm=$1 rate=$2 rep=$3 of=$4 kh bh rh sched
 	shift 4
-	set -- "$@" $(f '[.backends[].metrics_url // empty, (.gateway.metrics_url // empty)] | map("--scrape " + .) | join(" ")')
-	kh=$(f '.key_header // empty')
-	bh=$(f '.backend_header // empty')
-	rh=$(f '.receipt_header // empty')
+	settings
+	set -- "$@" $scrapes
+	kh=$key_header bh=$backend_header rh=$receipt_header
 	sched=--poisson-rps
-	[ "$(p '.run.schedule // "poisson"')" = constant ] && sched=--rate-rps
-	gp-replay --url "$(vip)" --model "$(f .model)" --arm "$arm" --rep "$rep" \
-		"$sched" "$rate" --seed "$(( $(p '.seeds.replay // 1000') + rep ))" \
-		--deadline-s "$(p '.run.deadline_s // 30')" --idle-s "$(p '.run.idle_s // 10')" \
+	[ "$schedule" = constant ] && sched=--rate-rps
+	gp-replay --url "$vip_url" --model "$model" --arm "$arm" --rep "$rep" \
+		"$sched" "$rate" --seed "$(( seed_replay + rep ))" \
+		--deadline-s "$deadline_s" --idle-s "$idle_s" \
 		${kh:+--key-header "$kh"} ${bh:+--backend-header "$bh"} ${rh:+--receipt-header "$rh"} \
 		"$@" -o "$of" <"$TRACE" 2>>"$OUT/log/replay.log"
 }
@@ -151,7 +172,8 @@ rep() { # ARM RATE REP
 	reset_caches
 	mkdir -p "$OUT/runs/$arm/$rate"
 	of=$OUT/runs/$arm/$rate/$rep.ndjson.gz
-	replay "$arm" "$rate" "$rep" "$of.tmp.gz" --duration-s "$(p '.run.duration_s')" || {
+	settings
+	replay "$arm" "$rate" "$rep" "$of.tmp.gz" --duration-s "$duration_s" || {
 		rc=$?
 		log "replay $tag failed (exit $rc; see $OUT/log/replay.log)"
 		exit $rc
