@@ -62,13 +62,15 @@ trap 'stop_all' EXIT
 trap 'echo "demo: interrupted" >&2; stop_all; exit 130' INT TERM
 
 # Where a request lands matters: 2048-token shared prefixes, prefill at
-# 10000 tokens/s (a miss costs ~220 ms of prefill, a hit ~20 ms), a KV pool
+# 10000 tokens/s (a miss costs ~220 ms of prefill, a hit ~20 ms, in the
+# engine model's time; --speed 2 runs the model at twice that, so a rep's
+# requests take half the wall time), a KV pool
 # of 1000 blocks of 16 tokens (the running sequences' blocks and, free, about
 # 4-6 cached prefixes per engine) against the trace's 8 keys: round robin
 # makes every engine see every key and thrash its cache; affinity gives each
 # engine 2 keys, which stay warm.
 echo "demo: gp-sim, 4 engines on 127.0.0.1:$base..$((base + 3)) (b4 at half speed), router on $GP_ROUTER" >&2
-gp-sim --port "$base" --backends 4 --speed 1,1,1,0.5 --model gp-sim --max-model-len 8192 \
+gp-sim --port "$base" --backends 4 --speed 2,2,2,1 --model gp-sim --max-model-len 8192 \
 	--prefill-tok-s 10000 --decode-ms 6 --decode-ms-per-seq 0.2 --max-batch 32 \
 	--kv-blocks 1000 --block-tokens 16 --seed 1 --router "${GP_ROUTER#*:}" --policy kv \
 	--truth "$OUT/truth.ndjson" 2>"$OUT/log/sim.log" &
