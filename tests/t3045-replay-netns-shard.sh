@@ -88,7 +88,6 @@ until (exec 3<>"/dev/tcp/$GW/$VIP") 2>/dev/null; do
 	sleep 0.05
 done
 URL=http://$GW:$VIP
-sel() { jq -c "select($1)" "$2"; }
 
 ip netns exec $NS1 curl -sf -o /dev/null --max-time 5 $URL/v1/models ||
 	skip_all "namespace $NS1 cannot reach $URL over the bridge (a firewall on bridged traffic?)"
