@@ -22,6 +22,7 @@
 #include "fleet.h"
 #include "good.h"
 #include "json.h"
+#include "knee.h"
 #include "log.h"
 #include "ndjson.h"
 #include "rng.h"
@@ -1518,25 +1519,10 @@ static void do_compare(struct an *a)
 }
 
 /* Where the knee sits on the ladder, and what to do about an edge. */
-static void knee_edge(json_t *o, size_t k, size_t i, size_t j)
+static void knee_edge(json_t *o, enum gp_knee_edge e)
 {
-	const char *edge = NULL, *advice = NULL;
+	const char *edge = gp_knee_edge_name(e), *advice = gp_knee_edge_advice(e);
 
-	if (k == SIZE_MAX) {
-		edge = "below";
-		advice = "no rung clears the target: extend the ladder downward";
-	} else if (j - i == 1) {
-		edge = "only";
-		advice = "a one-rung ladder cannot locate a knee: add rungs above and below";
-	} else if (k == j - 1) {
-		edge = "last";
-		advice = "every rung clears the target: saturation was not reached; extend the "
-			 "ladder upward";
-	} else if (k == i) {
-		edge = "first";
-		advice = "only the first rung clears the target: the knee lies between the first two "
-			 "rungs or below; add rungs there (the ladder is too coarse)";
-	}
 	json_object_set_new(o, "edge", edge ? json_string(edge) : json_null());
 	json_object_set_new(o, "advice", advice ? json_string(advice) : json_null());
 }
@@ -1592,63 +1578,85 @@ static void knee_crossing(const struct an *a, const struct cell *c, const struct
 	json_object_set_new(o, "crossing_method", json_string("linear_interpolation"));
 }
 
+/* The curve of cells c[0 .. n): rate, achieved rate, mean good fraction. */
+static json_t *knee_curve(const struct cell *c, size_t n)
+{
+	json_t *curve = json_array();
+
+	for (size_t r = 0; r < n; r++) {
+		json_t *pt = json_object();
+
+		gp_json_set_real(pt, "rate_rps", c[r].rate);
+		gp_json_set_real(pt, "achieved_rps", c[r].achieved);
+		gp_json_set_real(pt, "mean_good_fraction", c[r].mean);
+		json_array_append_new(curve, pt);
+	}
+	return curve;
+}
+
+/* The knee record's figures when no rung clears the target. */
+static void knee_none(json_t *o, double accel)
+{
+	static const char *const none[] = {
+		"rate_rps", "achieved_rps", "good_fraction", "goodput_rps",
+		"goodput_rps_drain", "goodput_ci", "goodput_rps_per_accel",
+		"goodput_per_accel_ci", "crossing_rate_rps", "crossing_ci", "reps",
+	};
+
+	for (size_t q = 0; q < sizeof(none) / sizeof(none[0]); q++)
+		json_object_set_new(o, none[q], json_null());
+	json_object_set_new(o, "accelerators", isnan(accel) ? json_null() : jcount(accel));
+	json_object_set_new(o, "crossing_method", json_string("none: no rung clears the target"));
+}
+
+/* One arm's knee record over its cells c[0 .. n); the knee cell or NULL. */
+static const struct cell *knee_one(struct an *a, const struct cell *c, size_t n, double accel)
+{
+	json_t *o = json_object();
+	double *mean = gp_xrealloc(NULL, n * sizeof(*mean));
+	const struct cell *kc = NULL;
+	struct gp_knee k;
+
+	for (size_t r = 0; r < n; r++)
+		mean[r] = c[r].mean;
+	gp_knee_pick(mean, n, a->op->target, &k);
+	free(mean);
+	json_object_set_new(o, "type", json_string("knee"));
+	json_object_set_new(o, "arm", json_string(c[0].arm));
+	json_object_set_new(o, "target", json_real(a->op->target));
+	json_object_set_new(o, "method", json_string("highest_rung"));
+	if (k.rung != GP_KNEE_NONE) {
+		struct gp_tint ti;
+
+		kc = &c[k.rung];
+		gp_json_set_real(o, "rate_rps", kc->rate);
+		gp_json_set_real(o, "achieved_rps", kc->achieved);
+		gp_json_set_real(o, "good_fraction", kc->mean);
+		knee_goodput(a, kc, accel, o, &ti);
+		knee_crossing(a, kc, k.next != GP_KNEE_NONE ? &c[k.next] : NULL, o);
+		json_object_set_new(o, "reps", json_integer((json_int_t)kc->n));
+	} else {
+		knee_none(o, accel);
+	}
+	knee_edge(o, k.edge);
+	json_object_set_new(o, "rungs", json_integer((json_int_t)n));
+	json_object_set_new(o, "monotone", json_boolean(k.monotone));
+	json_object_set_new(o, "curve", knee_curve(c, n));
+	if (a->table)
+		json_array_append(a->table, o);
+	emit(a, o);
+	return kc;
+}
+
 static void do_knee(struct an *a, double accel)
 {
 	for (size_t i = 0; i < a->nc;) {
-		size_t j = i, k = SIZE_MAX;
-		json_t *o = json_object(), *curve = json_array();
-		int monotone = 1;
+		size_t j = i;
 
 		while (j < a->nc && !strcmp(a->c[j].arm, a->c[i].arm))
 			j++;
-		for (size_t r = i; r < j; r++) {
-			json_t *pt = json_object();
-
-			gp_json_set_real(pt, "rate_rps", a->c[r].rate);
-			gp_json_set_real(pt, "achieved_rps", a->c[r].achieved);
-			gp_json_set_real(pt, "mean_good_fraction", a->c[r].mean);
-			json_array_append_new(curve, pt);
-			if (a->c[r].mean >= a->op->target)
-				k = r;
-			if (r > i && a->c[r].mean > a->c[r - 1].mean)
-				monotone = 0;
-		}
-		json_object_set_new(o, "type", json_string("knee"));
-		json_object_set_new(o, "arm", json_string(a->c[i].arm));
-		json_object_set_new(o, "target", json_real(a->op->target));
-		json_object_set_new(o, "method", json_string("highest_rung"));
 		a->knee = gp_xrealloc(a->knee, (a->nknee + 1) * sizeof(*a->knee));
-		a->knee[a->nknee++] = k == SIZE_MAX ? NULL : &a->c[k];
-		if (k != SIZE_MAX) {
-			const struct cell *c = &a->c[k];
-			struct gp_tint ti;
-
-			gp_json_set_real(o, "rate_rps", c->rate);
-			gp_json_set_real(o, "achieved_rps", c->achieved);
-			gp_json_set_real(o, "good_fraction", c->mean);
-			knee_goodput(a, c, accel, o, &ti);
-			knee_crossing(a, c, k + 1 < j ? &a->c[k + 1] : NULL, o);
-			json_object_set_new(o, "reps", json_integer((json_int_t)c->n));
-		} else {
-			static const char *const none[] = {
-				"rate_rps", "achieved_rps", "good_fraction", "goodput_rps",
-				"goodput_rps_drain", "goodput_ci", "goodput_rps_per_accel",
-				"goodput_per_accel_ci", "crossing_rate_rps", "crossing_ci", "reps",
-			};
-
-			for (size_t q = 0; q < sizeof(none) / sizeof(none[0]); q++)
-				json_object_set_new(o, none[q], json_null());
-			json_object_set_new(o, "accelerators", isnan(accel) ? json_null() : jcount(accel));
-			json_object_set_new(o, "crossing_method",
-					    json_string("none: no rung clears the target"));
-		}
-		knee_edge(o, k, i, j);
-		json_object_set_new(o, "rungs", json_integer((json_int_t)(j - i)));
-		json_object_set_new(o, "monotone", json_boolean(monotone));
-		json_object_set_new(o, "curve", curve);
-		if (a->table)
-			json_array_append(a->table, o);
-		emit(a, o);
+		a->knee[a->nknee++] = knee_one(a, &a->c[i], j - i, accel);
 		i = j;
 	}
 }
@@ -1847,6 +1855,155 @@ static const struct option longopts[] = {
 	{NULL, 0, NULL, 0},
 };
 
+/* The command line into op; 1 when --self-check was asked for. */
+static int parse_opts(int argc, char **argv, struct opts *op)
+{
+	int c, selfcheck = 0;
+
+	while ((c = gp_getopt(argc, argv, "o:zh", longopts)) != -1) {
+		switch (c) {
+		case O_TTFT: op->ttft_slo = gp_opt_double("--ttft-slo-ms", optarg, 0, 1e12); break;
+		case O_TPOT: op->tpot_slo = gp_opt_double("--tpot-slo-ms", optarg, 0, 1e12); break;
+		case O_BASE: op->baseline = optarg; break;
+		case O_MULT: op->multiple = gp_opt_double("--slo-multiple", optarg, 1e-9, 1e9); break;
+		case O_STAT:
+			if (strcmp(optarg, "p50") && strcmp(optarg, "p90") && strcmp(optarg, "p99") &&
+			    strcmp(optarg, "mean"))
+				gp_usage_error("--slo-stat: '%s' is not p50, p90, p99 or mean", optarg);
+			op->slo_stat = optarg;
+			break;
+		case O_SINGLE:
+			if (!strcmp(optarg, "ttft"))
+				op->single = GP_SINGLE_TTFT;
+			else if (!strcmp(optarg, "miss"))
+				op->single = GP_SINGLE_MISS;
+			else
+				gp_usage_error("--single-token: '%s' is not ttft or miss", optarg);
+			break;
+		case O_FLOOR: op->floor = optarg; break;
+		case O_EQUIV: op->equiv = optarg; break;
+		case O_DELTA: op->delta = gp_opt_double("--delta", optarg, 1e-12, 1); break;
+		case O_ALPHA: op->alpha = gp_opt_double("--alpha", optarg, 1e-6, 0.49); break;
+		case O_TARGET: op->target = gp_opt_double("--target", optarg, 0, 1); break;
+		case O_ACCEL: op->accelerators = gp_opt_double("--accelerators", optarg, 1e-9, 1e9); break;
+		case O_FLEET: op->fleet = optarg; break;
+		case O_MINREPS: op->min_reps = gp_opt_long("--min-reps", optarg, 2, 1000000); break;
+		case O_RES: op->resamples = gp_opt_long("--resamples", optarg, 100, 100000000L); break;
+		case O_LEVEL: op->level = gp_opt_double("--level", optarg, 0.5, 0.9999); break;
+		case O_SEED: op->seed = gp_opt_u64("--seed", optarg); break;
+		case O_PASS: op->pass = 1; break;
+		case O_NOVAL: op->no_validity = 1; break;
+		case O_SELF: selfcheck = 1; break;
+		case 'o': op->output = optarg; break;
+		case 'z': op->gzip = 1; break;
+		case 'h': gp_print_help(usage);
+		case O_VERSION: gp_print_version();
+		default: gp_usage_error("unknown option");
+		}
+	}
+	return selfcheck;
+}
+
+/* The options judged together; the accelerators behind the fleet, or NaN. */
+static double check_opts(const struct opts *op)
+{
+	if (op->baseline) {
+		if (!isnan(op->ttft_slo) || !isnan(op->tpot_slo))
+			gp_usage_error("--slo-baseline and a fixed --ttft-slo-ms/--tpot-slo-ms exclude "
+				       "each other");
+		if (isnan(op->multiple))
+			gp_usage_error("--slo-baseline needs --slo-multiple K");
+	} else {
+		if (isnan(op->ttft_slo) || isnan(op->tpot_slo))
+			gp_usage_error("the SLO is needed: --ttft-slo-ms X --tpot-slo-ms Y, or "
+				       "--slo-baseline FILE --slo-multiple K");
+		if (!isnan(op->multiple))
+			gp_usage_error("--slo-multiple needs --slo-baseline FILE");
+	}
+	if (op->equiv && isnan(op->delta))
+		gp_usage_error("--equiv needs --delta D (the equivalence margin)");
+	if (!op->equiv && !isnan(op->delta))
+		gp_usage_error("--delta needs --equiv ARM");
+	if (op->fleet && !isnan(op->accelerators))
+		gp_usage_error("--accelerators and --fleet exclude each other");
+	/* No silent default: without either, per-accelerator figures are null. */
+	return !isnan(op->accelerators) ? op->accelerators :
+	       op->fleet ? fleet_accelerators(op->fleet) : NAN;
+}
+
+/* Read: the SLO, then the request records of the inputs, grouped and sorted.
+ * With --pass the input lines are kept in a spool, returned (else NULL). */
+static FILE *read_runs(const struct opts *op, struct slo_info *si, struct state *s,
+		       char **paths, int npaths)
+{
+	FILE *spool = NULL;
+
+	si->slo.single = op->single;
+	if (op->baseline) {
+		baseline_slo(op, si);
+	} else {
+		si->slo.ttft_ms = op->ttft_slo;
+		si->slo.tpot_ms = op->tpot_slo;
+	}
+	s->runmap = json_object();
+	if (op->pass && !(spool = tmpfile()))
+		gp_die(GP_EXIT_SOFTWARE, "cannot create the pass-through spool: %s", strerror(errno));
+	read_input(s, &si->slo, paths, npaths, spool);
+	if (!s->saw_validity && !op->no_validity)
+		gp_die(GP_EXIT_DATAERR, "no 'validity' record in the input: the validity filter has "
+		       "not run.  Pipe the records through 'gp-verify validity' first, or pass "
+		       "--no-validity to analyse unfiltered runs");
+	if (s->ng == 0)
+		gp_die(GP_EXIT_DATAERR, "no request records in the input");
+	check_runs(s);
+	qsort(s->g, s->ng, sizeof(*s->g), group_cmp);	/* the hash slots are stale now */
+	return spool;
+}
+
+/* The spooled input lines out first, as they came (--pass). */
+static void emit_spool(struct gp_out *out, FILE *spool)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+
+	rewind(spool);
+	while ((got = getline(&line, &cap, spool)) > 0) {
+		if (line[got - 1] == '\n')
+			got--;
+		if (gp_out_line(out, line, (size_t)got))
+			gp_output_failed(out);
+	}
+	free(line);
+	fclose(spool);
+}
+
+/* Decide and emit: the SLO, good fractions, summaries, verdicts, knees. */
+static void analyse(struct an *a, const struct slo_info *si, double accel)
+{
+	const struct opts *op = a->op;
+
+	for (size_t i = 0; i < a->s->ng; i++)
+		if (a->s->g[i].rate < a_min_rate)
+			a_min_rate = a->s->g[i].rate;
+	if (isatty(STDERR_FILENO))
+		a->table = json_array();
+	emit(a, slo_record(op, si, accel));
+	do_goodfrac(a);
+	build_cells(a);
+	if (op->floor && !arm_present(a, op->floor))
+		gp_die(GP_EXIT_DATAERR, "--floor %s: no request records of that arm", op->floor);
+	if (op->equiv && !arm_present(a, op->equiv))
+		gp_die(GP_EXIT_DATAERR, "--equiv %s: no request records of that arm", op->equiv);
+	do_summaries(a);
+	if (op->floor)
+		do_floor(a);
+	do_compare(a);
+	do_knee(a, accel);
+	if (op->floor)
+		do_knee_compare(a, accel);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts op = {
@@ -1857,137 +2014,21 @@ int main(int argc, char **argv)
 	};
 	struct slo_info si = {.origin = "fixed"};
 	struct state s = {0};
-	struct an a = {0};
-	FILE *spool = NULL;
+	struct an a = {.op = &op, .s = &s};
+	FILE *spool;
 	double accel;
-	int c, selfcheck = 0;
 
 	gp_log_init(argv[0]);
-	while ((c = gp_getopt(argc, argv, "o:zh", longopts)) != -1) {
-		switch (c) {
-		case O_TTFT: op.ttft_slo = gp_opt_double("--ttft-slo-ms", optarg, 0, 1e12); break;
-		case O_TPOT: op.tpot_slo = gp_opt_double("--tpot-slo-ms", optarg, 0, 1e12); break;
-		case O_BASE: op.baseline = optarg; break;
-		case O_MULT: op.multiple = gp_opt_double("--slo-multiple", optarg, 1e-9, 1e9); break;
-		case O_STAT:
-			if (strcmp(optarg, "p50") && strcmp(optarg, "p90") && strcmp(optarg, "p99") &&
-			    strcmp(optarg, "mean"))
-				gp_usage_error("--slo-stat: '%s' is not p50, p90, p99 or mean", optarg);
-			op.slo_stat = optarg;
-			break;
-		case O_SINGLE:
-			if (!strcmp(optarg, "ttft"))
-				op.single = GP_SINGLE_TTFT;
-			else if (!strcmp(optarg, "miss"))
-				op.single = GP_SINGLE_MISS;
-			else
-				gp_usage_error("--single-token: '%s' is not ttft or miss", optarg);
-			break;
-		case O_FLOOR: op.floor = optarg; break;
-		case O_EQUIV: op.equiv = optarg; break;
-		case O_DELTA: op.delta = gp_opt_double("--delta", optarg, 1e-12, 1); break;
-		case O_ALPHA: op.alpha = gp_opt_double("--alpha", optarg, 1e-6, 0.49); break;
-		case O_TARGET: op.target = gp_opt_double("--target", optarg, 0, 1); break;
-		case O_ACCEL: op.accelerators = gp_opt_double("--accelerators", optarg, 1e-9, 1e9); break;
-		case O_FLEET: op.fleet = optarg; break;
-		case O_MINREPS: op.min_reps = gp_opt_long("--min-reps", optarg, 2, 1000000); break;
-		case O_RES: op.resamples = gp_opt_long("--resamples", optarg, 100, 100000000L); break;
-		case O_LEVEL: op.level = gp_opt_double("--level", optarg, 0.5, 0.9999); break;
-		case O_SEED: op.seed = gp_opt_u64("--seed", optarg); break;
-		case O_PASS: op.pass = 1; break;
-		case O_NOVAL: op.no_validity = 1; break;
-		case O_SELF: selfcheck = 1; break;
-		case 'o': op.output = optarg; break;
-		case 'z': op.gzip = 1; break;
-		case 'h': gp_print_help(usage);
-		case O_VERSION: gp_print_version();
-		default: gp_usage_error("unknown option");
-		}
-	}
-	if (selfcheck)
+	if (parse_opts(argc, argv, &op))
 		return self_check();
-	if (op.baseline) {
-		if (!isnan(op.ttft_slo) || !isnan(op.tpot_slo))
-			gp_usage_error("--slo-baseline and a fixed --ttft-slo-ms/--tpot-slo-ms exclude "
-				       "each other");
-		if (isnan(op.multiple))
-			gp_usage_error("--slo-baseline needs --slo-multiple K");
-	} else {
-		if (isnan(op.ttft_slo) || isnan(op.tpot_slo))
-			gp_usage_error("the SLO is needed: --ttft-slo-ms X --tpot-slo-ms Y, or "
-				       "--slo-baseline FILE --slo-multiple K");
-		if (!isnan(op.multiple))
-			gp_usage_error("--slo-multiple needs --slo-baseline FILE");
-	}
-	if (op.equiv && isnan(op.delta))
-		gp_usage_error("--equiv needs --delta D (the equivalence margin)");
-	if (!op.equiv && !isnan(op.delta))
-		gp_usage_error("--delta needs --equiv ARM");
-	if (op.fleet && !isnan(op.accelerators))
-		gp_usage_error("--accelerators and --fleet exclude each other");
-	/* No silent default: without either, per-accelerator figures are null. */
-	accel = !isnan(op.accelerators) ? op.accelerators : op.fleet ? fleet_accelerators(op.fleet) : NAN;
-
-	si.slo.single = op.single;
-	if (op.baseline) {
-		baseline_slo(&op, &si);
-	} else {
-		si.slo.ttft_ms = op.ttft_slo;
-		si.slo.tpot_ms = op.tpot_slo;
-	}
-
-	s.runmap = json_object();
-	if (op.pass && !(spool = tmpfile()))
-		gp_die(GP_EXIT_SOFTWARE, "cannot create the pass-through spool: %s", strerror(errno));
-	read_input(&s, &si.slo, argv + optind, argc - optind, spool);
-	if (!s.saw_validity && !op.no_validity)
-		gp_die(GP_EXIT_DATAERR, "no 'validity' record in the input: the validity filter has "
-		       "not run.  Pipe the records through 'gp-verify validity' first, or pass "
-		       "--no-validity to analyse unfiltered runs");
-	if (s.ng == 0)
-		gp_die(GP_EXIT_DATAERR, "no request records in the input");
-	check_runs(&s);
-	qsort(s.g, s.ng, sizeof(*s.g), group_cmp);	/* the hash slots are stale now */
-
+	accel = check_opts(&op);
+	spool = read_runs(&op, &si, &s, argv + optind, argc - optind);
 	gp_output_open(&a.out, op.output, op.gzip);
-	if (spool) {
-		char *line = NULL;
-		size_t cap = 0;
-		ssize_t got;
-
-		rewind(spool);
-		while ((got = getline(&line, &cap, spool)) > 0) {
-			if (line[got - 1] == '\n')
-				got--;
-			if (gp_out_line(&a.out, line, (size_t)got))
-				gp_output_failed(&a.out);
-		}
-		free(line);
-		fclose(spool);
-	}
+	if (spool)
+		emit_spool(&a.out, spool);
 	if (op.pass && op.baseline)
 		emit_baseline(&a.out, &si);
-	for (size_t i = 0; i < s.ng; i++)
-		if (s.g[i].rate < a_min_rate)
-			a_min_rate = s.g[i].rate;
-	a.op = &op;
-	a.s = &s;
-	if (isatty(STDERR_FILENO))
-		a.table = json_array();
-	emit(&a, slo_record(&op, &si, accel));
-	do_goodfrac(&a);
-	build_cells(&a);
-	if (op.floor && !arm_present(&a, op.floor))
-		gp_die(GP_EXIT_DATAERR, "--floor %s: no request records of that arm", op.floor);
-	if (op.equiv && !arm_present(&a, op.equiv))
-		gp_die(GP_EXIT_DATAERR, "--equiv %s: no request records of that arm", op.equiv);
-	do_summaries(&a);
-	if (op.floor)
-		do_floor(&a);
-	do_compare(&a);
-	do_knee(&a, accel);
-	if (op.floor)
-		do_knee_compare(&a, accel);
+	analyse(&a, &si, accel);
 	gp_output_close(&a.out);
 	if (a.table) {
 		fprintf(stderr, "SLO: TTFT <= %g ms and TPOT <= %g ms (%s)\n", si.slo.ttft_ms,
