@@ -53,6 +53,7 @@
 #include "prom.h"
 #include "rng.h"
 #include "router.h"
+#include "simreq.h"
 #include "banned.h"
 
 static const char usage[] =
@@ -810,72 +811,6 @@ static void on_token(struct gp_seq *seq, int64_t t_sched, void *arg)
 
 /* ---- request parsing ---- */
 
-/* Words of a text, hashed into the block chain.  Carries state across texts
- * (chat messages) so the prompt is one sequence of words. */
-struct tok {
-	long n;			/* words so far */
-	long bt;		/* block tokens */
-	uint64_t prev, h;	/* chain key of the last full block; running hash */
-	uint64_t all;		/* hash of every word (prompt identity) */
-	uint64_t *keys;
-	size_t nkeys, capkeys;
-};
-
-static void tok_text(struct tok *t, const char *s)
-{
-	for (;;) {
-		const char *w;
-
-		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f' || *s == '\v')
-			s++;
-		if (!*s)
-			return;
-		w = s;
-		while (*s && !(*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f' || *s == '\v'))
-			s++;
-		if (t->n % t->bt == 0)
-			t->h = gp_kv_chain_begin(t->prev);
-		t->h = gp_kv_chain_word(t->h, w, (size_t)(s - w));
-		t->all = gp_kv_chain_word(t->all, w, (size_t)(s - w));
-		t->n++;
-		if (t->n % t->bt == 0) {
-			t->prev = gp_kv_chain_end(t->h);
-			if (t->nkeys == t->capkeys) {
-				t->capkeys = t->capkeys ? 2 * t->capkeys : 64;
-				t->keys = realloc(t->keys, t->capkeys * sizeof(*t->keys));
-				if (!t->keys)
-					gp_die(GP_EXIT_SOFTWARE, "out of memory");
-			}
-			t->keys[t->nkeys++] = t->prev;
-		}
-	}
-}
-
-/* content: a string, or an array of parts with "text". 0 ok, -1 bad. */
-static int tok_content(struct tok *t, const json_t *c)
-{
-	size_t i;
-	json_t *part;
-
-	if (!c || json_is_null(c))
-		return 0;
-	if (json_is_string(c)) {
-		tok_text(t, json_string_value(c));
-		return 0;
-	}
-	if (!json_is_array(c))
-		return -1;
-	json_array_foreach(c, i, part) {
-		json_t *tx = json_object_get(part, "text");
-
-		if (json_is_string(part))
-			tok_text(t, json_string_value(part));
-		else if (json_is_string(tx))
-			tok_text(t, json_string_value(tx));
-	}
-	return 0;
-}
-
 static enum fault pick_fault(struct backend *b)
 {
 	struct opts *o = &b->sim->o;
@@ -931,123 +866,64 @@ static void send_reject(struct backend *b, struct evhttp_request *req, const str
 	truth_reject(b, id, t_recv, in_tokens, f, rej->status);
 }
 
-/* The prompt's words into t: the chat messages' contents, or the prompt.
- * 0, or -1 when a content is neither a string nor a list of parts. */
-static int tokenize(struct tok *t, const struct gp_oai_in *in)
+/* The request's id: its X-Request-Id, else gpsim-BACKEND-N. */
+static const char *request_id(struct backend *b, struct evhttp_request *req, char *buf, size_t cap)
 {
-	size_t i;
-	json_t *m;
+	const char *xid = evhttp_find_header(evhttp_request_get_input_headers(req), "X-Request-Id");
 
-	if (!in->chat) {
-		tok_text(t, in->prompt);
-		return 0;
+	if (xid && *xid)
+		return xid;
+	snprintf(buf, cap, "gpsim-%d-%llu", b->idx, (unsigned long long)b->nreq);
+	return buf;
+}
+
+/* An injected HTTP fault answers instead of the engine: 1 with rej filled. */
+static int fault_reply(struct evhttp_request *req, enum fault f, struct gp_oai_reject *rej)
+{
+	if (f == F_HTTP429) {
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", "1");
+		gp_oai_reject_set(rej, 429, "rate_limit_exceeded", "injected fault: too many requests");
+		return 1;
 	}
-	json_array_foreach(in->messages, i, m)
-		if (tok_content(t, json_object_get(m, "content")))
-			return -1;
+	if (f == F_HTTP500) {
+		gp_oai_reject_set(rej, 500, "InternalServerError", "injected fault: internal server error");
+		return 1;
+	}
 	return 0;
 }
 
-static void handle_completion(struct backend *b, struct evhttp_request *req, int chat)
+/* The stream of an accepted request q (its prompt keys move into it). */
+static struct stream *stream_new(struct backend *b, struct evhttp_request *req, int chat,
+				 const char *id, int64_t t_recv, const struct gp_simreq *q, enum fault f)
 {
-	struct sim *sim = b->sim;
-	struct opts *o = &sim->o;
-	int64_t t_recv = gp_now_ns();
-	struct evbuffer *in = evhttp_request_get_input_buffer(req);
-	size_t blen = evbuffer_get_length(in);
-	struct evkeyvalq *ih = evhttp_request_get_input_headers(req);
-	const char *xid = evhttp_find_header(ih, "X-Request-Id");
-	char idbuf[96], head[1024];
-	const char *id;
-	struct gp_oai_in q;
-	struct gp_oai_reject rej;
-	struct tok t;
-	long max_tokens, min_tokens;
-	int ignore_eos, streaming, include_usage;
-	enum fault f;
-	struct stream *s;
+	struct stream *s = calloc(1, sizeof(*s));
 
-	b->nreq++;
-	if (xid && *xid) {
-		id = xid;
-	} else {
-		snprintf(idbuf, sizeof(idbuf), "gpsim-%d-%llu", b->idx, (unsigned long long)b->nreq);
-		id = idbuf;
-	}
-	if (gp_oai_req_read(&q, chat, evhttp_find_header(ih, "Content-Type"),
-			    (const char *)evbuffer_pullup(in, -1), blen, &rej)) {
-		send_reject(b, req, &rej, id, t_recv, 0, F_NONE);
-		return;
-	}
-	if (q.model && strcmp(q.model, o->model)) {
-		gp_oai_reject_model(&rej, q.model);
-		send_reject(b, req, &rej, id, t_recv, 0, F_NONE);
-		gp_oai_in_release(&q);
-		return;
-	}
-	memset(&t, 0, sizeof(t));
-	t.bt = o->eng.block_tokens;
-	t.prev = GP_KV_ROOT_KEY;
-	t.all = gp_kv_chain_begin(GP_KV_ROOT_KEY);
-	max_tokens = q.max_tokens < 0 ? 16 : q.max_tokens;
-	min_tokens = q.min_tokens;
-	ignore_eos = q.ignore_eos;
-	streaming = q.stream;
-	include_usage = q.include_usage;
-	if (tokenize(&t, &q))
-		gp_oai_reject_set(&rej, 400, "BadRequestError", "each message content must be a string or a list of parts");
-	else if (t.n < 1)
-		gp_oai_reject_set(&rej, 400, "BadRequestError", "the prompt is empty");
-	else if (t.n + max_tokens > o->max_model_len)
-		gp_oai_reject_context(&rej, o->max_model_len, t.n, max_tokens);
-	else
-		rej.status = 0;
-	gp_oai_in_release(&q);
-	if (rej.status) {
-		send_reject(b, req, &rej, id, t_recv, t.n, F_NONE);
-		free(t.keys);
-		return;
-	}
-
-	f = pick_fault(b);
-	if (f == F_HTTP500 || f == F_HTTP429) {
-		if (f == F_HTTP429) {
-			evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", "1");
-			gp_oai_reject_set(&rej, 429, "rate_limit_exceeded", "injected fault: too many requests");
-		} else {
-			gp_oai_reject_set(&rej, 500, "InternalServerError", "injected fault: internal server error");
-		}
-		send_reject(b, req, &rej, id, t_recv, t.n, f);
-		free(t.keys);
-		return;
-	}
-
-	s = calloc(1, sizeof(*s));
 	if (!s)
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	s->b = b;
 	s->req = req;
 	s->evcon = evhttp_request_get_connection(req);
 	s->chat = chat;
-	s->streaming = streaming;
-	s->include_usage = include_usage;
-	s->max_tokens = max_tokens;
+	s->streaming = q->stream;
+	s->include_usage = q->include_usage;
+	s->max_tokens = q->max_tokens;
 	s->fault = f;
 	s->id = strdup(id);
-	s->keys = t.keys;
+	s->keys = q->tok.keys;
 	s->t_recv_ns = t_recv;
-	s->word_seed = mix64(o->seed ^ gp_kv_chain_end(t.all));
-	s->seq.in_tokens = t.n;
-	s->seq.keys = t.keys;
-	s->seq.nkeys = t.nkeys;
+	s->word_seed = mix64(b->sim->o.seed ^ gp_kv_chain_end(q->tok.all));
+	s->seq.in_tokens = q->tok.n;
+	s->seq.keys = q->tok.keys;
+	s->seq.nkeys = q->tok.nkeys;
 	s->seq.user = s;
-	if (ignore_eos) {
-		s->seq.out_tokens = max_tokens;
+	if (q->ignore_eos) {
+		s->seq.out_tokens = q->max_tokens;
 	} else {
-		long lo = min_tokens < 1 ? 1 : min_tokens > max_tokens ? max_tokens : min_tokens;
+		long lo = q->min_tokens < 1 ? 1 : q->min_tokens > q->max_tokens ? q->max_tokens :
+			  q->min_tokens;
 
 		s->seq.out_tokens = lo + (long)(mix64(s->word_seed ^ 0x656f73) %
-						(uint64_t)(max_tokens - lo + 1));
+						(uint64_t)(q->max_tokens - lo + 1));
 	}
 	switch (f) {
 	case F_RESET:
@@ -1060,31 +936,76 @@ static void handle_completion(struct backend *b, struct evhttp_request *req, int
 	default:
 		s->fault_at = 0;
 	}
-	if (gp_engine_blocks_needed(&b->eng, &s->seq) > (uint64_t)o->kv_blocks) {
-		/* It could never be scheduled: vLLM refuses such a model length at
-		 * start-up; we refuse the request. */
-		gp_oai_reject_set(&rej, 400, "BadRequestError", "This request needs %llu KV blocks of %ld tokens "
-				  "(%ld prompt + %ld completion tokens) but the engine has %ld (--kv-blocks).",
-				  (unsigned long long)gp_engine_blocks_needed(&b->eng, &s->seq),
-				  o->eng.block_tokens, t.n, s->seq.out_tokens, o->kv_blocks);
-		send_reject(b, req, &rej, id, t_recv, t.n, F_NONE);
-		free(s->id);
-		free(s);
-		free(t.keys);
-		return;
+	return s;
+}
+
+/* A request that could never be scheduled: vLLM refuses such a model length
+ * at start-up; we refuse the request.  0, or -1 with rej filled. */
+static int kv_fits(const struct backend *b, const struct stream *s, struct gp_oai_reject *rej)
+{
+	const struct opts *o = &b->sim->o;
+	uint64_t need = gp_engine_blocks_needed(&b->eng, &s->seq);
+
+	if (need <= (uint64_t)o->kv_blocks)
+		return 0;
+	gp_oai_reject_set(rej, 400, "BadRequestError", "This request needs %llu KV blocks of %ld tokens "
+			  "(%ld prompt + %ld completion tokens) but the engine has %ld (--kv-blocks).",
+			  (unsigned long long)need, o->eng.block_tokens, s->seq.in_tokens,
+			  s->seq.out_tokens, o->kv_blocks);
+	return -1;
+}
+
+/*
+ * Accept a request or say why not: 0 with *sp its stream, or -1 with rej
+ * filled and *f the fault its truth record names.  Checks in order: the body
+ * (simreq.h), an injected HTTP fault, the KV capacity.
+ */
+static int admit(struct backend *b, struct evhttp_request *req, int chat, const char *id,
+		 int64_t t_recv, struct gp_simreq *q, struct gp_oai_reject *rej, enum fault *f,
+		 struct stream **sp)
+{
+	const struct opts *o = &b->sim->o;
+	const struct gp_simreq_limits lim = {o->model, o->max_model_len, o->eng.block_tokens};
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	size_t blen = evbuffer_get_length(in);
+	const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
+
+	*f = F_NONE;
+	if (gp_simreq_read(q, &lim, chat, ct, (const char *)evbuffer_pullup(in, -1), blen, rej))
+		return -1;
+	*f = pick_fault(b);
+	if (fault_reply(req, *f, rej))
+		return -1;
+	*sp = stream_new(b, req, chat, id, t_recv, q, *f);
+	if (kv_fits(b, *sp, rej)) {
+		free((*sp)->id);
+		free(*sp);
+		*f = F_NONE;
+		return -1;
 	}
-	if (gp_oai_chunk_head(head, sizeof(head), chat, s->id ? s->id : "", (long long)sim->created, o->model) < 0)
-		gp_oai_chunk_head(head, sizeof(head), chat, "long-id", (long long)sim->created, o->model);
+	return 0;
+}
+
+/* An accepted stream on its way: headers, reply start, the engine. */
+static void stream_start(struct backend *b, struct stream *s, int64_t t_recv)
+{
+	struct sim *sim = b->sim;
+	struct opts *o = &sim->o;
+	struct evhttp_request *req = s->req;
+	char head[1024];
+
+	if (gp_oai_chunk_head(head, sizeof(head), s->chat, s->id ? s->id : "", (long long)sim->created, o->model) < 0)
+		gp_oai_chunk_head(head, sizeof(head), s->chat, "long-id", (long long)sim->created, o->model);
 	s->head = strdup(head);
 	s->headlen = s->head ? strlen(s->head) : 0;
-	if (!streaming)
+	if (!s->streaming)
 		s->text = evbuffer_new();
-	if (!s->id || !s->head || (!streaming && !s->text))
+	if (!s->id || !s->head || (!s->streaming && !s->text))
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 
 	active_link(s);
 	evhttp_connection_set_closecb(s->evcon, on_conn_close, s);
-	if (streaming) {
+	if (s->streaming) {
 		struct evkeyvalq *h = evhttp_request_get_output_headers(req);
 
 		evhttp_add_header(h, "Content-Type", "text/event-stream");
@@ -1096,6 +1017,26 @@ static void handle_completion(struct backend *b, struct evhttp_request *req, int
 	if (gp_engine_submit(&b->eng, &s->seq, engine_clock(b, t_recv)))
 		gp_die(GP_EXIT_SOFTWARE, "engine refused a request that fits");	/* checked above */
 	rearm(b);
+}
+
+static void handle_completion(struct backend *b, struct evhttp_request *req, int chat)
+{
+	int64_t t_recv = gp_now_ns();
+	char idbuf[96];
+	const char *id;
+	struct gp_simreq q;
+	struct gp_oai_reject rej;
+	enum fault f;
+	struct stream *s = NULL;
+
+	b->nreq++;
+	id = request_id(b, req, idbuf, sizeof(idbuf));
+	if (admit(b, req, chat, id, t_recv, &q, &rej, &f, &s)) {
+		send_reject(b, req, &rej, id, t_recv, q.tok.n, f);	/* the one reject path */
+		free(q.tok.keys);
+		return;
+	}
+	stream_start(b, s, t_recv);
 }
 
 
@@ -1270,23 +1211,20 @@ static void on_request(struct evhttp_request *req, void *arg)
 /* The prompt's block keys (t->keys, t->nkeys), as the engines will see
  * them; none when the body is not a request we understand (the engine then
  * answers the error). */
-static void router_keys(struct sim *sim, struct evhttp_request *req, int chat, struct tok *t)
+static void router_keys(struct sim *sim, struct evhttp_request *req, int chat, struct gp_simtok *t)
 {
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
 	size_t blen = evbuffer_get_length(in);
 	json_t *body = json_loadb((const char *)evbuffer_pullup(in, -1), blen, 0, NULL), *m;
 	size_t i;
 
-	memset(t, 0, sizeof(*t));
-	t->bt = sim->o.eng.block_tokens;
-	t->prev = GP_KV_ROOT_KEY;
-	t->all = gp_kv_chain_begin(GP_KV_ROOT_KEY);
+	gp_simtok_init(t, sim->o.eng.block_tokens);
 	if (chat && json_is_array(json_object_get(body, "messages"))) {
 		json_array_foreach(json_object_get(body, "messages"), i, m)
 			if (json_is_object(m))
-				tok_content(t, json_object_get(m, "content"));
+				gp_simtok_content(t, json_object_get(m, "content"));
 	} else if (!chat && json_is_string(json_object_get(body, "prompt"))) {
-		tok_text(t, json_string_value(json_object_get(body, "prompt")));
+		gp_simtok_text(t, json_string_value(json_object_get(body, "prompt")));
 	}
 	json_decref(body);
 }
@@ -1294,7 +1232,7 @@ static void router_keys(struct sim *sim, struct evhttp_request *req, int chat, s
 /* What the router sees of one engine: its load (running + waiting, as of
  * now) and how many leading blocks of the prompt its prefix cache holds —
  * asked without touching the cache (no recency change, no insert). */
-static void router_view(struct backend *b, const struct tok *t, long *load, size_t *prefix)
+static void router_view(struct backend *b, const struct gp_simtok *t, long *load, size_t *prefix)
 {
 	gp_engine_advance(&b->eng, engine_clock(b, gp_now_ns()));
 	rearm(b);
@@ -1335,7 +1273,7 @@ static void on_router_request(struct evhttp_request *req, void *arg)
 	size_t *prefix = calloc((size_t)sim->nb, sizeof(*prefix));
 	struct gp_router_req q = { key != NULL, key ? gp_router_key_hash(key, strlen(key)) : 0,
 				   prefix, load };
-	struct tok t;
+	struct gp_simtok t;
 	int e = 0;
 
 	if (!load || !prefix)
@@ -1592,42 +1530,42 @@ static int parse_engine_opt(struct opts *o, int c, const char *arg)
 	return 1;
 }
 
-static void parse_opts(struct opts *o, int argc, char **argv)
-{
-	static const struct option lo[] = {
-		{ "port", required_argument, NULL, 'p' },
-		{ "backends", required_argument, NULL, 'n' },
-		{ "host", required_argument, NULL, O_HOST },
-		{ "model", required_argument, NULL, 'm' },
-		{ "max-model-len", required_argument, NULL, O_MML },
-		{ "profile", required_argument, NULL, O_PROFILE },
-		{ "prefill-tok-s", required_argument, NULL, O_PREFILL },
-		{ "decode-ms", required_argument, NULL, O_DMS },
-		{ "decode-ms-per-seq", required_argument, NULL, O_DMSSEQ },
-		{ "ctx-ms-per-ktok", required_argument, NULL, O_CTX },
-		{ "max-num-batched-tokens", required_argument, NULL, O_BUDGET },
-		{ "no-chunked-prefill", no_argument, NULL, O_NOCHUNK },
-		{ "max-batch", required_argument, NULL, O_BATCH },
-		{ "kv-blocks", required_argument, NULL, O_KVB },
-		{ "block-tokens", required_argument, NULL, O_BT },
-		{ "speed", required_argument, NULL, O_SPEED },
-		{ "receipt-header", required_argument, NULL, O_RECEIPT },
-		{ "fault", required_argument, NULL, O_FAULT },
-		{ "truth", required_argument, NULL, O_TRUTH },
-		{ "max-unsent-kb", required_argument, NULL, O_UNSENT },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "tokens-per-chunk", required_argument, NULL, O_TPC },
-		{ "stats", no_argument, NULL, O_STATS },
-		{ "router", required_argument, NULL, O_ROUTER },
-		{ "policy", required_argument, NULL, O_POLICY },
-		{ "balance-factor", required_argument, NULL, O_BALANCE },
-		{ "router-fault", required_argument, NULL, O_RFAULT },
-		{ "help", no_argument, NULL, O_HELP },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+static const struct option longopts[] = {
+	{ "port", required_argument, NULL, 'p' },
+	{ "backends", required_argument, NULL, 'n' },
+	{ "host", required_argument, NULL, O_HOST },
+	{ "model", required_argument, NULL, 'm' },
+	{ "max-model-len", required_argument, NULL, O_MML },
+	{ "profile", required_argument, NULL, O_PROFILE },
+	{ "prefill-tok-s", required_argument, NULL, O_PREFILL },
+	{ "decode-ms", required_argument, NULL, O_DMS },
+	{ "decode-ms-per-seq", required_argument, NULL, O_DMSSEQ },
+	{ "ctx-ms-per-ktok", required_argument, NULL, O_CTX },
+	{ "max-num-batched-tokens", required_argument, NULL, O_BUDGET },
+	{ "no-chunked-prefill", no_argument, NULL, O_NOCHUNK },
+	{ "max-batch", required_argument, NULL, O_BATCH },
+	{ "kv-blocks", required_argument, NULL, O_KVB },
+	{ "block-tokens", required_argument, NULL, O_BT },
+	{ "speed", required_argument, NULL, O_SPEED },
+	{ "receipt-header", required_argument, NULL, O_RECEIPT },
+	{ "fault", required_argument, NULL, O_FAULT },
+	{ "truth", required_argument, NULL, O_TRUTH },
+	{ "max-unsent-kb", required_argument, NULL, O_UNSENT },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "tokens-per-chunk", required_argument, NULL, O_TPC },
+	{ "stats", no_argument, NULL, O_STATS },
+	{ "router", required_argument, NULL, O_ROUTER },
+	{ "policy", required_argument, NULL, O_POLICY },
+	{ "balance-factor", required_argument, NULL, O_BALANCE },
+	{ "router-fault", required_argument, NULL, O_RFAULT },
+	{ "help", no_argument, NULL, O_HELP },
+	{ "version", no_argument, NULL, O_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
 
+/* The defaults, before the profile and the options. */
+static void opt_defaults(struct opts *o)
+{
 	memset(o, 0, sizeof(*o));
 	o->host = "127.0.0.1";
 	o->port = -1;
@@ -1638,8 +1576,29 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 	o->max_unsent = 256 << 10;
 	o->policy = GP_ROUTER_KV;
 	o->balance = 1.25;
+}
+
+/* The options judged together, after the last one is read. */
+static void check_opts(const struct opts *o)
+{
+	if (o->port < 0)
+		gp_usage_error("--port is required");
+	if (o->port + o->backends - 1 > 65535)
+		gp_usage_error("--port %ld with --backends %ld runs past port 65535",
+			       o->port, o->backends);
+	if (o->router_port && o->router_port >= o->port && o->router_port < o->port + o->backends)
+		gp_usage_error("--router %ld is one of the engines' ports", o->router_port);
+	if (o->decode_ms + o->decode_ms_per_seq <= 0)
+		gp_usage_error("--decode-ms and --decode-ms-per-seq cannot both be 0");
+}
+
+static void parse_opts(struct opts *o, int argc, char **argv)
+{
+	int c;
+
+	opt_defaults(o);
 	apply_profile(o, find_profile(argc, argv));
-	while ((c = gp_getopt(argc, argv, "p:n:m:h", lo)) != -1) {
+	while ((c = gp_getopt(argc, argv, "p:n:m:h", longopts)) != -1) {
 		if (parse_engine_opt(o, c, optarg))
 			continue;
 		switch (c) {
@@ -1684,15 +1643,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		gp_usage_error("unexpected argument '%s'", argv[optind]);
-	if (o->port < 0)
-		gp_usage_error("--port is required");
-	if (o->port + o->backends - 1 > 65535)
-		gp_usage_error("--port %ld with --backends %ld runs past port 65535",
-			       o->port, o->backends);
-	if (o->router_port && o->router_port >= o->port && o->router_port < o->port + o->backends)
-		gp_usage_error("--router %ld is one of the engines' ports", o->router_port);
-	if (o->decode_ms + o->decode_ms_per_seq <= 0)
-		gp_usage_error("--decode-ms and --decode-ms-per-seq cannot both be 0");
+	check_opts(o);
 	engine_cfg(o);
 }
 
