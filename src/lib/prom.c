@@ -209,106 +209,114 @@ static int is_blank(int c)
 	return c == ' ' || c == '\t';
 }
 
-/*
- * Parse one sample line s[0..n) (no line ending) into the series buffer and
- * *value.  Returns 0, -1 malformed, -2 out of memory.
- */
-static int parse_line(const char *s, size_t n, struct gp_prom *series, double *value)
+static size_t skip_blanks(const char *s, size_t n, size_t i)
 {
-	size_t i = 0, nlabels = 0;
+	while (i < n && is_blank(s[i]))
+		i++;
+	return i;
+}
+
+static int is_label_start(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* A label value's body after its opening quote, up to the closing quote
+ * (at *ip on return), re-escaped into series.  0 or -1 malformed. */
+static int parse_label_value(const char *s, size_t n, size_t *ip, struct gp_prom *series)
+{
+	size_t i = *ip;
+
+	for (;; i++) {
+		if (i >= n)
+			return -1;
+		if (s[i] == '"')
+			break;
+		if (s[i] == '\\') {
+			if (i + 1 >= n)
+				return -1;
+			i++;
+			if (s[i] == 'n')
+				put(series, "\\n", 2);
+			else if (s[i] == '\\')
+				put(series, "\\\\", 2);
+			else if (s[i] == '"')
+				put(series, "\\\"", 2);
+			else
+				return -1;
+		} else if (s[i] == '\0') {
+			return -1;	/* would cut the series string short */
+		} else {
+			put(series, s + i, 1);
+		}
+	}
+	*ip = i;
+	return 0;
+}
+
+/* One name="value" pair at *ip (blanks skipped), the nlabels-th, into
+ * series; *ip past its closing quote.  0 or -1 malformed. */
+static int parse_label(const char *s, size_t n, size_t *ip, struct gp_prom *series, size_t nlabels)
+{
+	size_t i = *ip, k0;
+
+	if (i >= n || !is_label_start(s[i]))
+		return -1;
+	k0 = i;
+	while (i < n && (is_label_start(s[i]) || (s[i] >= '0' && s[i] <= '9')))
+		i++;
+	put(series, nlabels ? "," : "{", 1);
+	put(series, s + k0, i - k0);
+	i = skip_blanks(s, n, i);
+	if (i >= n || s[i] != '=')
+		return -1;
+	i = skip_blanks(s, n, i + 1);
+	if (i >= n || s[i] != '"')
+		return -1;
+	i++;
+	put(series, "=\"", 2);
+	if (parse_label_value(s, n, &i, series))
+		return -1;
+	put(series, "\"", 1);
+	*ip = i + 1;
+	return 0;
+}
+
+/* The label set after its '{' at *ip, through its '}', into series (none
+ * written for "{}"); *ip past the '}'.  0 or -1 malformed. */
+static int parse_labels(const char *s, size_t n, size_t *ip, struct gp_prom *series)
+{
+	size_t i = *ip, nlabels = 0;
+
+	for (;;) {
+		i = skip_blanks(s, n, i);
+		if (i < n && s[i] == '}')
+			break;
+		if (parse_label(s, n, &i, series, nlabels))
+			return -1;
+		nlabels++;
+		i = skip_blanks(s, n, i);
+		if (i < n && s[i] == ',') {
+			i++;
+			continue;
+		}
+		if (i < n && s[i] == '}')
+			break;
+		return -1;
+	}
+	if (nlabels)
+		put(series, "}", 1);
+	*ip = i + 1;
+	return 0;
+}
+
+/* The value token at *ip into *value; *ip past it.  0 or -1 malformed. */
+static int parse_value(const char *s, size_t n, size_t *ip, double *value)
+{
+	size_t i = *ip, v0 = i;
 	char num[64];
 	char *end;
 
-	gp_prom_reset(series);
-	if (i >= n || !is_name_start((unsigned char)s[i]))
-		return -1;
-	while (i < n && is_name_char((unsigned char)s[i]))
-		i++;
-	put(series, s, i);
-	size_t after_name = i;
-	while (i < n && is_blank(s[i]))
-		i++;
-	if (i < n && s[i] == '{') {
-		i++;
-		for (;;) {
-			size_t k0;
-
-			while (i < n && is_blank(s[i]))
-				i++;
-			if (i < n && s[i] == '}') {
-				i++;
-				break;
-			}
-			if (i >= n || !((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_'))
-				return -1;
-			k0 = i;
-			while (i < n && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-					 s[i] == '_' || (s[i] >= '0' && s[i] <= '9')))
-				i++;
-			put(series, nlabels ? "," : "{", 1);
-			put(series, s + k0, i - k0);
-			while (i < n && is_blank(s[i]))
-				i++;
-			if (i >= n || s[i] != '=')
-				return -1;
-			i++;
-			while (i < n && is_blank(s[i]))
-				i++;
-			if (i >= n || s[i] != '"')
-				return -1;
-			i++;
-			put(series, "=\"", 2);
-			for (;;) {
-				if (i >= n)
-					return -1;
-				if (s[i] == '"')
-					break;
-				if (s[i] == '\\') {
-					if (i + 1 >= n)
-						return -1;
-					i++;
-					if (s[i] == 'n')
-						put(series, "\\n", 2);
-					else if (s[i] == '\\')
-						put(series, "\\\\", 2);
-					else if (s[i] == '"')
-						put(series, "\\\"", 2);
-					else
-						return -1;
-				} else if (s[i] == '\0') {
-					return -1;	/* would cut the series string short */
-				} else {
-					put(series, s + i, 1);
-				}
-				i++;
-			}
-			i++;
-			put(series, "\"", 1);
-			nlabels++;
-			while (i < n && is_blank(s[i]))
-				i++;
-			if (i < n && s[i] == ',') {
-				i++;
-				continue;
-			}
-			if (i < n && s[i] == '}') {
-				i++;
-				break;
-			}
-			return -1;
-		}
-		if (nlabels)
-			put(series, "}", 1);
-		after_name = i;
-		while (i < n && is_blank(s[i]))
-			i++;
-	}
-	/* At least one blank, then the value. */
-	if (i == after_name || i >= n)
-		return -1;
-	while (i < n && is_blank(s[i]))
-		i++;
-	size_t v0 = i;
 	while (i < n && !is_blank(s[i]))
 		i++;
 	if (i == v0 || i - v0 >= sizeof(num) || memchr(s + v0, '\0', i - v0))
@@ -318,24 +326,55 @@ static int parse_line(const char *s, size_t n, struct gp_prom *series, double *v
 	*value = strtod(num, &end);
 	if (*end || end == num)
 		return -1;
-	/* Optional timestamp: an integer (ms), ignored. */
-	while (i < n && is_blank(s[i]))
-		i++;
-	if (i < n) {
-		size_t t0 = i;
+	*ip = i;
+	return 0;
+}
 
-		if (s[i] == '-' || s[i] == '+')
-			i++;
-		if (i >= n || !(s[i] >= '0' && s[i] <= '9'))
+/* What may follow the value: blanks, an optional integer timestamp (ms,
+ * ignored), blanks.  0 or -1 malformed. */
+static int parse_tail(const char *s, size_t n, size_t i)
+{
+	i = skip_blanks(s, n, i);
+	if (i >= n)
+		return 0;
+	if (s[i] == '-' || s[i] == '+')
+		i++;
+	if (i >= n || !(s[i] >= '0' && s[i] <= '9'))
+		return -1;
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return skip_blanks(s, n, i) < n ? -1 : 0;
+}
+
+/*
+ * Parse one sample line s[0..n) (no line ending) into the series buffer and
+ * *value.  Returns 0, -1 malformed, -2 out of memory.
+ */
+static int parse_line(const char *s, size_t n, struct gp_prom *series, double *value)
+{
+	size_t i = 0, after_name;
+
+	gp_prom_reset(series);
+	if (i >= n || !is_name_start((unsigned char)s[i]))
+		return -1;
+	while (i < n && is_name_char((unsigned char)s[i]))
+		i++;
+	put(series, s, i);
+	after_name = i;
+	i = skip_blanks(s, n, i);
+	if (i < n && s[i] == '{') {
+		i++;
+		if (parse_labels(s, n, &i, series))
 			return -1;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-		(void)t0;
-		while (i < n && is_blank(s[i]))
-			i++;
-		if (i < n)
-			return -1;
+		after_name = i;
+		i = skip_blanks(s, n, i);
 	}
+	/* At least one blank, then the value. */
+	if (i == after_name || i >= n)
+		return -1;
+	i = skip_blanks(s, n, i);
+	if (parse_value(s, n, &i, value) || parse_tail(s, n, i))
+		return -1;
 	return series->err ? -2 : 0;
 }
 
