@@ -434,6 +434,91 @@ static double weighted_quantile(const struct pooled *P, const unsigned *m, doubl
 	return x0;
 }
 
+/* Nothing to resample between (one cluster or none, or B < 1): each
+ * quantile of the pooled x[0 .. R) is a point.  0 or -1 (out of memory). */
+static int cluster_point(const double *const *x, const size_t *n, size_t R, size_t N,
+			 const double *p, size_t np, long B, double level, struct gp_ci *out)
+{
+	double *tmp = N ? malloc(N * sizeof(*tmp)) : NULL;
+	size_t k = 0;
+
+	if (N && !tmp)
+		return -1;
+	for (size_t r = 0; r < R; r++)
+		for (size_t i = 0; i < n[r]; i++)
+			tmp[k++] = x[r][i];
+	gp_sort_doubles(tmp, k);
+	for (size_t j = 0; j < np; j++) {
+		ci_init(&out[j], gp_quantile_sorted(tmp, k, p[j]), level, 1, (size_t)(B > 0 ? B : 0));
+		if (k)
+			ci_point(&out[j]);
+		else
+			out[j].degenerate = 1;
+	}
+	free(tmp);
+	return 0;
+}
+
+/* Pool the sorted clusters x[0 .. P->R) into P->all by an R-way merge (ties
+ * to the lower cluster first: deterministic), with each value's pooled
+ * position in P->pos.  head[] (zeroed) is scratch.  0 or -1. */
+static int cluster_merge(struct pooled *P, const double *const *x, size_t *head)
+{
+	P->all = malloc(P->N * sizeof(*P->all));
+	if (!P->all)
+		return -1;
+	for (size_t r = 0; r < P->R; r++)
+		if (!(P->pos[r] = malloc(P->n[r] * sizeof(**P->pos))))
+			return -1;
+	for (size_t j = 0; j < P->N; j++) {
+		size_t best = P->R;
+
+		for (size_t r = 0; r < P->R; r++)
+			if (head[r] < P->n[r] && (best == P->R || x[r][head[r]] < x[best][head[best]]))
+				best = r;
+		P->all[j] = x[best][head[best]];
+		P->pos[best][head[best]++] = j;
+	}
+	return 0;
+}
+
+/* B cluster resamples and the R leave-one-cluster-out jackknife values of
+ * each quantile, then its BCa interval.  m[] (R counts) is scratch.  0 or -1. */
+static int cluster_resample(const struct pooled *P, unsigned *m, const double *p, size_t np,
+			    long B, double level, struct gp_rng *rng, struct gp_ci *out)
+{
+	double *ts = malloc((size_t)B * np * sizeof(*ts));
+	double *jack = malloc(P->R * np * sizeof(*jack));
+	int ret = -1;
+
+	if (!ts || !jack)
+		goto done;
+	for (long b = 0; b < B; b++) {
+		memset(m, 0, P->R * sizeof(*m));
+		for (size_t r = 0; r < P->R; r++)
+			m[gp_rng_below(rng, P->R)]++;
+		for (size_t j = 0; j < np; j++)
+			ts[j * (size_t)B + (size_t)b] = weighted_quantile(P, m, p[j]);
+	}
+	for (size_t r = 0; r < P->R; r++) {
+		for (size_t i = 0; i < P->R; i++)
+			m[i] = i != r;
+		for (size_t j = 0; j < np; j++)
+			jack[j * P->R + r] = weighted_quantile(P, m, p[j]);
+	}
+	for (size_t j = 0; j < np; j++) {
+		double a = gp_boot_accel(jack + j * P->R, &P->R, 1);
+
+		gp_ci_from_dist(ts + j * (size_t)B, (size_t)B, gp_quantile_sorted(P->all, P->N, p[j]),
+				a, 1, level, &out[j]);
+	}
+	ret = 0;
+done:
+	free(ts);
+	free(jack);
+	return ret;
+}
+
 int gp_boot_cluster_quantiles(const double *const *reps, const size_t *nin, size_t nreps,
 			      const double *p, size_t np, long B, double level,
 			      struct gp_rng *rng, struct gp_ci *out)
@@ -442,7 +527,6 @@ int gp_boot_cluster_quantiles(const double *const *reps, const size_t *nin, size
 	const double **x = NULL;
 	size_t *n = NULL, *head = NULL;
 	unsigned *m = NULL;
-	double *ts = NULL, *jack = NULL;
 	int ret = -1;
 
 	x = malloc((nreps + 1) * sizeof(*x));
@@ -460,69 +544,10 @@ int gp_boot_cluster_quantiles(const double *const *reps, const size_t *nin, size
 		P.N += nin[r];
 	}
 	P.n = n;
-	if (P.N == 0 || P.R < 2 || B < 1) {
-		/* Nothing to resample between: one cluster (or none) is a point. */
-		double *tmp = P.N ? malloc(P.N * sizeof(*tmp)) : NULL;
-		size_t k = 0;
-
-		if (P.N && !tmp)
-			goto done;
-		for (size_t r = 0; r < P.R; r++)
-			for (size_t i = 0; i < n[r]; i++)
-				tmp[k++] = x[r][i];
-		gp_sort_doubles(tmp, k);
-		for (size_t j = 0; j < np; j++) {
-			ci_init(&out[j], gp_quantile_sorted(tmp, k, p[j]), level, 1,
-				(size_t)(B > 0 ? B : 0));
-			if (k)
-				ci_point(&out[j]);
-			else
-				out[j].degenerate = 1;
-		}
-		free(tmp);
-		ret = 0;
-		goto done;
-	}
-	P.all = malloc(P.N * sizeof(*P.all));
-	if (!P.all)
-		goto done;
-	for (size_t r = 0; r < P.R; r++)
-		if (!(P.pos[r] = malloc(n[r] * sizeof(**P.pos))))
-			goto done;
-	/* R-way merge; ties go to the lower cluster first (deterministic). */
-	for (size_t j = 0; j < P.N; j++) {
-		size_t best = P.R;
-
-		for (size_t r = 0; r < P.R; r++)
-			if (head[r] < n[r] && (best == P.R || x[r][head[r]] < x[best][head[best]]))
-				best = r;
-		P.all[j] = x[best][head[best]];
-		P.pos[best][head[best]++] = j;
-	}
-	ts = malloc((size_t)B * np * sizeof(*ts));
-	jack = malloc(P.R * np * sizeof(*jack));
-	if (!ts || !jack)
-		goto done;
-	for (long b = 0; b < B; b++) {
-		memset(m, 0, P.R * sizeof(*m));
-		for (size_t r = 0; r < P.R; r++)
-			m[gp_rng_below(rng, P.R)]++;
-		for (size_t j = 0; j < np; j++)
-			ts[j * (size_t)B + (size_t)b] = weighted_quantile(&P, m, p[j]);
-	}
-	for (size_t r = 0; r < P.R; r++) {
-		for (size_t i = 0; i < P.R; i++)
-			m[i] = i != r;
-		for (size_t j = 0; j < np; j++)
-			jack[j * P.R + r] = weighted_quantile(&P, m, p[j]);
-	}
-	for (size_t j = 0; j < np; j++) {
-		double a = gp_boot_accel(jack + j * P.R, &P.R, 1);
-
-		gp_ci_from_dist(ts + j * (size_t)B, (size_t)B, gp_quantile_sorted(P.all, P.N, p[j]),
-				a, 1, level, &out[j]);
-	}
-	ret = 0;
+	if (P.N == 0 || P.R < 2 || B < 1)
+		ret = cluster_point(x, n, P.R, P.N, p, np, B, level, out);
+	else if (!cluster_merge(&P, x, head))
+		ret = cluster_resample(&P, m, p, np, B, level, rng, out);
 done:
 	if (P.pos)
 		for (size_t r = 0; r < P.R; r++)
@@ -533,8 +558,6 @@ done:
 	free(n);
 	free(head);
 	free(m);
-	free(ts);
-	free(jack);
 	return ret;
 }
 
