@@ -39,6 +39,7 @@
 #include "log.h"
 #include "ndjson.h"
 #include "pace.h"
+#include "proc.h"
 #include "scrape.h"
 #include "sig.h"
 #include "openai.h"
@@ -1485,68 +1486,50 @@ static void print_summary(double offered, double achieved)
 		span > 0 ? (double)G.out_tokens / span : 0.0, offered, achieved);
 }
 
-static void raise_nofile(void)
+/* ---- the phases of a run ---- */
+
+/* First pass: validate every record (order in time, unique ids), digest and
+ * count them.  *t_first and *t_last get the first and last t_s. */
+static unsigned long trace_scan(uint64_t *digest, double *t_first, double *t_last)
 {
-	struct rlimit rl;
+	struct gp_trace_rec rec;
+	json_t *o;
+	unsigned long nrec = 0, line_prev = 0;
+	const char *name_prev = NULL;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
-int main(int argc, char **argv)
-{
-	struct gp_http_opts hopts = { 0 };
-	struct gp_http_ops hops = { on_sent, on_header, on_body, on_done };
-	uint64_t digest = 0xcbf29ce484222325ULL;
-	unsigned long nrec = 0;
-	double t_first = 0, t_last = 0, trace_rps = 0;
-	int64_t spin_ns, next_sweep = 0, next_progress = 0, sweep_ns;
-	struct req *la;
-	int interrupted = 0, unreachable = 0, show_progress;
-
-	gp_log_init(argv[0]);
-	parse_args(argc, argv);
-	gp_sig_install();
-	raise_nofile();
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	if (gp_http_global_init())
-		gp_die(GP_EXIT_SOFTWARE, "cannot initialise libcurl");
-
-	/* First pass: validate every record, digest, count, mean rate. */
 	trace_setup(&S.t, cfg.paths, cfg.npaths);
 	trace_open(&S.t);
-	{
-		struct gp_trace_rec rec;
-		json_t *o;
-		unsigned long line_prev = 0;
-		const char *name_prev = NULL;
-
-		gp_trace_init(&rec);
-		while (trace_next(&S.t, &o, &rec, &digest)) {
-			if (nrec == 0)
-				t_first = rec.t_s;
-			else if (rec.t_s < t_last)
-				gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in),
-					  "field 't_s' goes back in time (%g after %g at %s:%lu)", rec.t_s, t_last,
-					  name_prev ? name_prev : "-", line_prev);
-			t_last = rec.t_s;
-			if (!ids_add(rec.id))
-				gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in),
-					  "field 'id': '%s' is not unique in the trace", rec.id);
-			line_prev = gp_input_line(&S.t.in);
-			name_prev = in_name(&S.t);
-			nrec++;
-			json_decref(o);
-		}
-		gp_trace_release(&rec);
-		gp_input_release(&S.t.in);
-		ids_free();
+	gp_trace_init(&rec);
+	while (trace_next(&S.t, &o, &rec, digest)) {
+		if (nrec == 0)
+			*t_first = rec.t_s;
+		else if (rec.t_s < *t_last)
+			gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in),
+				  "field 't_s' goes back in time (%g after %g at %s:%lu)", rec.t_s, *t_last,
+				  name_prev ? name_prev : "-", line_prev);
+		*t_last = rec.t_s;
+		if (!ids_add(rec.id))
+			gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in),
+				  "field 'id': '%s' is not unique in the trace", rec.id);
+		line_prev = gp_input_line(&S.t.in);
+		name_prev = in_name(&S.t);
+		nrec++;
+		json_decref(o);
 	}
+	gp_trace_release(&rec);
+	gp_input_release(&S.t.in);
+	ids_free();
 	if (nrec == 0)
 		gp_die(GP_EXIT_DATAERR, "%s: the trace holds no record", cfg.npaths ? cfg.paths[0] : "-");
-	trace_rps = gp_pace_trace_rps(nrec, t_first, t_last);
+	return nrec;
+}
+
+/* The schedule (Poisson, rescaled or as is) and the run's rate; returns the
+ * trace's own mean rate. */
+static double schedule(unsigned long nrec, double t_first, double t_last)
+{
+	double trace_rps = gp_pace_trace_rps(nrec, t_first, t_last);
+
 	if (cfg.poisson_rps > 0) {
 		gp_pace_poisson(&S.pace, cfg.poisson_rps, cfg.seed);
 		G.rate_rps = cfg.poisson_rps;
@@ -1564,6 +1547,14 @@ int main(int argc, char **argv)
 		snprintf(G.rate_txt, sizeof(G.rate_txt), "%.15g", G.rate_rps);
 	else
 		snprintf(G.rate_txt, sizeof(G.rate_txt), "null");
+	return trace_rps;
+}
+
+/* The HTTP engine, the server check, the output and the run's state. */
+static void run_setup(void)
+{
+	static const struct gp_http_ops hops = { on_sent, on_header, on_body, on_done };
+	struct gp_http_opts hopts = { 0 };
 
 	hopts.http2 = cfg.http2;
 	hopts.deadline_ms = cfg.deadline_s > 0 ? (long)ceil(cfg.deadline_s * 1000) : 0;
@@ -1586,23 +1577,35 @@ int main(int argc, char **argv)
 	gp_pace_hist_init(&G.late);
 	gp_pace_hist_init(&G.conn);
 	G.schedstat_fd = open("/proc/self/schedstat", O_RDONLY | O_CLOEXEC);
+}
 
-	/* The run's start: now, or the --start-at wall-clock instant. */
-	{
-		int64_t m = gp_now_ns(), w = gp_wall_ns();
+/* The run's start: now, or the --start-at wall-clock instant. */
+static void set_start(void)
+{
+	int64_t m = gp_now_ns(), w = gp_wall_ns();
 
-		if (cfg.start_at_set) {
-			G.t0 = gp_pace_mono_of_epoch(cfg.start_at, m, w);
-			if (G.t0 < m - GP_NS_PER_S)
-				gp_die(GP_EXIT_USAGE, "--start-at is %.3f s in the past", gp_ns_to_s(m - G.t0));
-			if (G.t0 < m)
-				gp_warn("--start-at is %.3f ms in the past; sends will be late", gp_ns_to_ms(m - G.t0));
-			G.wall0 = w + (G.t0 - m);
-		} else {
-			G.t0 = m;
-			G.wall0 = w;
-		}
+	if (cfg.start_at_set) {
+		G.t0 = gp_pace_mono_of_epoch(cfg.start_at, m, w);
+		if (G.t0 < m - GP_NS_PER_S)
+			gp_die(GP_EXIT_USAGE, "--start-at is %.3f s in the past", gp_ns_to_s(m - G.t0));
+		if (G.t0 < m)
+			gp_warn("--start-at is %.3f ms in the past; sends will be late", gp_ns_to_ms(m - G.t0));
+		G.wall0 = w + (G.t0 - m);
+	} else {
+		G.t0 = m;
+		G.wall0 = w;
 	}
+}
+
+/*
+ * The header, the "before" scrapes and the warm-up, then the first request
+ * prepared (trace read, prompt synthesized, body built) before the clock
+ * starts, so that its send is on time.  Returns it (NULL: nothing to send).
+ */
+static struct req *run_start(uint64_t digest, unsigned long nrec, double trace_rps)
+{
+	struct req *la;
+
 	make_run_id(digest);
 	write_header(digest, nrec, trace_rps);
 	if (cfg.nscrape)
@@ -1613,9 +1616,6 @@ int main(int argc, char **argv)
 		snprintf(models, sizeof(models), "%s/v1/models", cfg.url);
 		gp_http_warm(G.http, models, (int)cfg.preconnect, 5000);
 	}
-
-	/* The first request is prepared (trace read, prompt synthesized, body
-	 * built) before the clock starts, so its send is on time. */
 	trace_open(&S.t);
 	la = gp_sig_stop() ? NULL : prepare_next();
 	if (cfg.start_at_set) {
@@ -1635,41 +1635,80 @@ int main(int argc, char **argv)
 	flush_metrics();
 	G.runq_t0 = runq_wait_ns();
 	G.cpu_t0 = cpu_ns(&G.majflt_t0);
+	return la;
+}
 
-	spin_ns = cfg.spin_us * 1000;
-	sweep_ns = cfg.idle_s > 0 ? (int64_t)fmin(cfg.idle_s * 1e9 / 10, 10e6) : 0;
-	show_progress = cfg.progress || isatty(STDERR_FILENO);
-	next_sweep = G.t0 + sweep_ns;
-	next_progress = G.t0 + GP_NS_PER_S / 2;
+/* Nothing listens (any more), or TLS refuses, and no request ever reached
+ * the server: 1 (stop now, not after the whole schedule), with a warning. */
+static int unreachable_now(void)
+{
+	if (!(G.by_err[GP_STREAM_CONNECT] || G.by_err[GP_STREAM_TLS]) || G.any_sent)
+		return 0;
+	if (G.by_err[GP_STREAM_TLS])
+		gp_warn("%s: %s; TLS refused: trust the server's CA with --cacert FILE"
+			" (or --insecure); stopping the run", cfg.url, G.first_detail[GP_STREAM_TLS]);
+	else
+		gp_warn("%s: %s; stopping the run", cfg.url, G.first_detail[GP_STREAM_CONNECT]);
+	return 1;
+}
+
+/* Cancel the streams idle for --idle-s: the oldest activity is last, so
+ * from the tail while idle. */
+static void sweep_idle(int64_t now)
+{
+	int64_t lim = (int64_t)(cfg.idle_s * 1e9);
+
+	while (G.inflight.prev != &G.inflight && now - G.inflight.prev->st.last_byte_ns >= lim)
+		abort_req(G.inflight.prev, GP_STREAM_HANG, now);
+}
+
+/* After a stop: every request in flight is recorded as cancelled; la,
+ * prepared but never sent, is not attempted. */
+static void cancel_all(struct req *la)
+{
+	int64_t now = gp_now_ns();
+
+	while (G.inflight.next != &G.inflight)
+		abort_req(G.inflight.next, GP_STREAM_CANCELLED, now);
+	while (G.waiting.next != &G.waiting)
+		abort_req(G.waiting.next, GP_STREAM_CANCELLED, now);
+	if (la)
+		req_put(la);
+}
+
+/* Can la go now, as far as --max-inflight is concerned? */
+static int may_send(const struct req *la)
+{
+	return la && (!cfg.max_inflight || G.n_inflight < cfg.max_inflight);
+}
+
+/*
+ * The open loop: send each request at its instant, poll the transfers in
+ * between, sweep the idle ones, show progress.  Returns 1 when stopped early
+ * (a signal, or *unreachable set), 0 when every request is done.
+ */
+static int run_loop(struct req *la, int show_progress, int *unreachable)
+{
+	int64_t spin_ns = cfg.spin_us * 1000;
+	int64_t sweep_ns = cfg.idle_s > 0 ? (int64_t)fmin(cfg.idle_s * 1e9 / 10, 10e6) : 0;
+	int64_t next_sweep = G.t0 + sweep_ns, next_progress = G.t0 + GP_NS_PER_S / 2;
+
 	for (;;) {
 		int64_t now = gp_now_ns(), wake;
 		int can_send;
 
-		if (gp_sig_stop()) {
-			interrupted = 1;
-			break;
+		if (gp_sig_stop() || (*unreachable = unreachable_now())) {
+			cancel_all(la);
+			return 1;
 		}
-		if ((G.by_err[GP_STREAM_CONNECT] || G.by_err[GP_STREAM_TLS]) && !G.any_sent) {
-			/* Nothing listens (any more), or TLS refuses: stop
-			 * now, not after the whole schedule. */
-			if (G.by_err[GP_STREAM_TLS])
-				gp_warn("%s: %s; TLS refused: trust the server's CA with --cacert FILE"
-					" (or --insecure); stopping the run", cfg.url,
-					G.first_detail[GP_STREAM_TLS]);
-			else
-				gp_warn("%s: %s; stopping the run", cfg.url,
-					G.first_detail[GP_STREAM_CONNECT]);
-			unreachable = interrupted = 1;
-			break;
-		}
-		can_send = la && (!cfg.max_inflight || G.n_inflight < cfg.max_inflight);
+		can_send = may_send(la);
 		if (can_send && now >= la->sched_ns) {
 			dispatch(la);
 			la = prepare_next();
 			continue;
 		}
 		if (!la && G.n_inflight == 0)
-			break;
+			return 0;
 		if (la && !can_send && now >= la->sched_ns && !la->capped) {
 			la->capped = 1;		/* due, but --max-inflight holds it back */
 			G.capped++;
@@ -1682,18 +1721,14 @@ int main(int argc, char **argv)
 		if (gp_http_poll(G.http, wake) < 0)
 			gp_die(GP_EXIT_SOFTWARE, "epoll: %s", strerror(errno));
 		now = gp_now_ns();
-		if (can_send && la && now >= la->sched_ns - spin_ns &&
-		    (!cfg.max_inflight || G.n_inflight < cfg.max_inflight)) {
+		if (can_send && may_send(la) && now >= la->sched_ns - spin_ns) {
 			/* The final stretch: busy-wait on the clock (no I/O for at
 			 * most spin_us) so the send is not rounded by the scheduler. */
 			while ((now = gp_now_ns()) < la->sched_ns)
 				;
 		}
 		if (sweep_ns && now >= next_sweep) {
-			int64_t lim = (int64_t)(cfg.idle_s * 1e9);
-			/* Oldest activity last: cancel from the tail while idle. */
-			while (G.inflight.prev != &G.inflight && now - G.inflight.prev->st.last_byte_ns >= lim)
-				abort_req(G.inflight.prev, GP_STREAM_HANG, now);
+			sweep_idle(now);
 			next_sweep = now + sweep_ns;
 		}
 		if (show_progress && now >= next_progress) {
@@ -1701,20 +1736,12 @@ int main(int argc, char **argv)
 			next_progress = now + GP_NS_PER_S / 2;
 		}
 	}
-	if (interrupted) {
-		int64_t now = gp_now_ns();
+}
 
-		while (G.inflight.next != &G.inflight)
-			abort_req(G.inflight.next, GP_STREAM_CANCELLED, now);
-		while (G.waiting.next != &G.waiting)
-			abort_req(G.waiting.next, GP_STREAM_CANCELLED, now);
-		if (la)
-			req_put(la);	/* prepared, never sent: not attempted */
-	}
-	if (show_progress)
-		progress(gp_now_ns(), 1);
-	if (cfg.nscrape && !interrupted)
-		scrape_all("after", 0);
+/* The "after" scrapes, the trailer, the summary, the output closed; returns
+ * the exit status. */
+static int run_finish(int interrupted, int unreachable)
+{
 	write_trailer(interrupted);
 	print_summary(G.rate_rps, G.attempted >= 2 && G.last_send_ns > G.first_send_ns
 		      ? (double)(G.attempted - 1) / gp_ns_to_s(G.last_send_ns - G.first_send_ns) : NAN);
@@ -1732,4 +1759,33 @@ int main(int argc, char **argv)
 		return GP_EXIT_NEGATIVE;
 	}
 	return GP_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t digest = 0xcbf29ce484222325ULL;
+	unsigned long nrec;
+	double t_first = 0, t_last = 0, trace_rps;
+	struct req *la;
+	int interrupted, unreachable = 0, show_progress;
+
+	gp_log_init(argv[0]);
+	parse_args(argc, argv);
+	gp_sig_install();
+	gp_proc_raise_nofile();		/* one descriptor per stream in flight */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	if (gp_http_global_init())
+		gp_die(GP_EXIT_SOFTWARE, "cannot initialise libcurl");
+	nrec = trace_scan(&digest, &t_first, &t_last);
+	trace_rps = schedule(nrec, t_first, t_last);
+	run_setup();
+	set_start();
+	la = run_start(digest, nrec, trace_rps);
+	show_progress = cfg.progress || isatty(STDERR_FILENO);
+	interrupted = run_loop(la, show_progress, &unreachable);
+	if (show_progress)
+		progress(gp_now_ns(), 1);
+	if (cfg.nscrape && !interrupted)
+		scrape_all("after", 0);
+	return run_finish(interrupted, unreachable);
 }

@@ -4,7 +4,7 @@
  * streams in flight needs one file descriptor per connection, and the soft
  * limit (often 1024) is lower than what the hard limit allows.
  *
- * (gp-replay has its own copy of this in a static function; it belongs here.)
+ * (gp-sim still has its own copy of this in a static function; it belongs here.)
  * No allocation, no output.
  */
 #ifndef GP_PROC_H
