@@ -71,7 +71,7 @@ build/san/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) | build/san/lib build/san
 	$(CC) $(GP_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 build/san/libgp.a: $(LIB_OBJ_SAN)
 	rm -f $@ && ar rcs $@ $^
-build/san/tests/%: tests/unit/%.c tests/unit/tap.h tests/unit/sse-ref.h build/san/libgp.a | build/san/tests
+build/san/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) build/san/libgp.a | build/san/tests
 	$(CC) $(GP_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< build/san/libgp.a $(GP_LDLIBS)
 
 bin build/obj/lib build/san/lib build/san/tests:
