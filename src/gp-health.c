@@ -17,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "chatreq.h"
 #include "stream.h"
 #include "cli.h"
 #include "clock.h"
@@ -221,9 +220,9 @@ static char *chat_body(const char *prompt, long max_tokens, size_t *len)
 }
 
 static void chat(const char *vip, const char *prompt, long max_tokens, const char *key,
-		 struct gp_chatreq_res *r)
+		 struct gp_stream_chat_res *r)
 {
-	struct gp_chatreq_cfg cfg = { vip, C.have_key ? C.key : NULL, C.fleet.backend_header,
+	struct gp_stream_chat_cfg cfg = { vip, C.have_key ? C.key : NULL, C.fleet.backend_header,
 				      C.fleet.receipt_header, C.timeout_ms, &C.tls };
 	char hdr[512];
 	const char *xh[1] = { hdr };
@@ -232,12 +231,12 @@ static void chat(const char *vip, const char *prompt, long max_tokens, const cha
 
 	snprintf(hdr, sizeof(hdr), "%s: %s", C.fleet.key_header ? C.fleet.key_header : "x-gp-cache-key",
 		 key);
-	if (gp_chatreq_once(&cfg, body, len, xh, 1, r))
+	if (gp_stream_chat_once(&cfg, body, len, xh, 1, r))
 		gp_die(GP_EXIT_SOFTWARE, "libcurl: %s", r->detail);
 	free(body);
 }
 
-static json_t *chat_extra(const struct gp_chatreq_res *r)
+static json_t *chat_extra(const struct gp_stream_chat_res *r)
 {
 	json_t *e = json_object();
 
@@ -252,7 +251,7 @@ static json_t *chat_extra(const struct gp_chatreq_res *r)
 
 static void check_vip(const struct gp_fleet_vip *v)
 {
-	struct gp_chatreq_res r;
+	struct gp_stream_chat_res r;
 	char detail[512];
 	int ok;
 
@@ -310,7 +309,7 @@ static void check_kv(const struct gp_fleet_vip *v)
 	char salt[64], key[80], detail[768], *prompt;
 	double h0, h1, m0 = 0, m1 = 0, dh, dm = NAN;
 	int bad0, bad1, mb0 = 1, mb1 = 1, ok;
-	struct gp_chatreq_res r[2];
+	struct gp_stream_chat_res r[2];
 	json_t *e = json_object();
 
 	if (!bu)

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "chatreq.h"
 #include "stream.h"
 #include "cli.h"
 #include "clock.h"
@@ -265,7 +264,7 @@ static double served_ratio(void)
 	return r;
 }
 
-static void on_done(void *arg, long i, const struct gp_chatreq_res *r)
+static void on_done(void *arg, long i, const struct gp_stream_chat_res *r)
 {
 	(void)arg;
 	(void)i;
@@ -327,9 +326,9 @@ static void prepare_bodies(void)
 
 static void burst(void)
 {
-	struct gp_chatreq_cfg cfg = { P.vip->url, P.have_key ? P.key : NULL, P.fleet.backend_header,
+	struct gp_stream_chat_cfg cfg = { P.vip->url, P.have_key ? P.key : NULL, P.fleet.backend_header,
 				      NULL, P.o.timeout_ms, &P.o.tls };
-	struct gp_chatreq_burst b = { &cfg, P.o.requests, P.o.concurrency,
+	struct gp_stream_chat_burst b = { &cfg, P.o.requests, P.o.concurrency,
 				      (int64_t)P.o.interval_ms * 1000000, make, on_done, sample, NULL };
 
 	prepare_bodies();
@@ -338,7 +337,7 @@ static void burst(void)
 	P.load = calloc(P.fleet.n_backends + 1, sizeof(*P.load));
 	if (!P.load)
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
-	if (gp_chatreq_burst_run(&b))
+	if (gp_stream_chat_burst_run(&b))
 		gp_die(GP_EXIT_SOFTWARE, "libcurl: cannot set up the burst");
 	for (long k = 0; k < P.o.keys; k++)
 		free(P.bodies[k]);

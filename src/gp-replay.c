@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -782,41 +781,15 @@ static void on_sent(void *user, int64_t t)
 	G.any_sent = 1;
 }
 
-static void copy_value(char *dst, size_t dlen, const char *v, size_t n)
-{
-	size_t i, k = 0;
-
-	while (n && (*v == ' ' || *v == '\t'))
-		v++, n--;
-	while (n && (v[n - 1] == '\r' || v[n - 1] == '\n' || v[n - 1] == ' ' || v[n - 1] == '\t'))
-		n--;
-	for (i = 0; i < n && k + 1 < dlen; i++)
-		dst[k++] = (unsigned char)v[i] < 0x20 ? ' ' : v[i];
-	dst[k] = '\0';
-}
-
-static int header_is(const char *line, size_t len, const char *name, const char **val, size_t *vlen)
-{
-	size_t n = strlen(name);
-
-	if (len <= n || line[n] != ':' || strncasecmp(line, name, n))
-		return 0;
-	*val = line + n + 1;
-	*vlen = len - n - 1;
-	return 1;
-}
-
 static void on_header(void *user, const char *line, size_t len, int64_t t)
 {
 	struct req *r = user;
-	const char *v;
-	size_t vl;
 
 	gp_stream_on_header(&r->st, line, len, t);
-	if (cfg.receipt_header && header_is(line, len, cfg.receipt_header, &v, &vl))
-		copy_value(r->receipt, sizeof(r->receipt), v, vl);
-	if (cfg.backend_header && header_is(line, len, cfg.backend_header, &v, &vl))
-		copy_value(r->backend, sizeof(r->backend), v, vl);
+	if (cfg.receipt_header)
+		gp_stream_header_value(line, len, cfg.receipt_header, r->receipt, sizeof(r->receipt));
+	if (cfg.backend_header)
+		gp_stream_header_value(line, len, cfg.backend_header, r->backend, sizeof(r->backend));
 }
 
 static int on_body(void *user, long status, const char *buf, size_t len, int64_t t)
@@ -834,7 +807,7 @@ static void on_done(void *user, const struct gp_http_result *res, int64_t t)
 
 	gp_stream_on_done(&r->st, res, t);
 	if (cfg.receipt_from_id && !r->receipt[0] && r->st.id[0])
-		copy_value(r->receipt, sizeof(r->receipt), r->st.id, strlen(r->st.id));
+		gp_stream_copy_value(r->receipt, sizeof(r->receipt), r->st.id, strlen(r->st.id));
 	sanitize(r->st.detail, sizeof(r->st.detail));
 	finish(r);
 }

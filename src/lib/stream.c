@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stream — one streamed completion: state, SSE feed, timings, tokens and
- * its error class (see stream.h for the definitions).
+ * its error class (see stream.h for the definitions); and the loop of
+ * streamed chat requests that gp-health and gp-probe send.
  */
 #include <errno.h>
 #include <math.h>
@@ -164,7 +165,7 @@ void gp_stream_on_sent(struct gp_stream *s, int64_t t)
 
 void gp_stream_on_header(struct gp_stream *s, const char *line, size_t len, int64_t t)
 {
-	size_t i = 13, k = 0;
+	size_t k;
 
 	s->last_byte_ns = t;
 	if (len >= 5 && !strncmp(line, "HTTP/", 5)) {
@@ -174,13 +175,8 @@ void gp_stream_on_header(struct gp_stream *s, const char *line, size_t len, int6
 		s->sse = 0;
 		return;
 	}
-	if (len < 13 || strncasecmp(line, "content-type:", 13))
+	if (!gp_stream_header_value(line, len, "Content-Type", s->content_type, sizeof(s->content_type)))
 		return;
-	while (i < len && (line[i] == ' ' || line[i] == '\t'))
-		i++;
-	while (i < len && line[i] != '\r' && line[i] != '\n' && k + 1 < sizeof(s->content_type))
-		s->content_type[k++] = (unsigned char)line[i] < 0x20 ? ' ' : line[i], i++;
-	s->content_type[k] = '\0';
 	k = strcspn(s->content_type, "; \t");
 	s->sse = k == 17 && !strncasecmp(s->content_type, "text/event-stream", 17);
 }
@@ -386,3 +382,222 @@ void gp_stream_result(const struct gp_stream *s, struct gp_stream_result *r)
 			r->tpot_ms = (r->e2e_ms - r->ttft_ms) / (double)(r->out_tokens - 1);
 	}
 }
+
+/* ---- response headers ---- */
+
+void gp_stream_copy_value(char *out, size_t cap, const char *v, size_t n)
+{
+	size_t i, k = 0;
+
+	while (n && (*v == ' ' || *v == '\t'))
+		v++, n--;
+	while (n && (v[n - 1] == '\r' || v[n - 1] == '\n' || v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+	for (i = 0; i < n && k + 1 < cap; i++)
+		out[k++] = (unsigned char)v[i] < 0x20 ? ' ' : v[i];
+	out[k] = '\0';
+}
+
+int gp_stream_header_value(const char *line, size_t len, const char *name, char *out, size_t cap)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (!name || len <= n || line[n] != ':' || strncasecmp(line, name, n))
+		return 0;
+	gp_stream_copy_value(out, cap, line + n + 1, len - n - 1);
+	return 1;
+}
+
+/* ---- streamed chat requests (gp-health, gp-probe) ---- */
+
+#define CHAT_MAX_EVENT (1u << 20)
+
+struct chat_run;
+
+struct chat_slot {
+	const struct gp_stream_chat_cfg *cfg;
+	struct chat_run *u;		/* the burst it belongs to */
+	struct gp_stream st;
+	struct gp_stream_chat_res r;
+	long idx;			/* request index, -1 when idle */
+};
+
+static void chat_on_sent(void *user, int64_t t)
+{
+	gp_stream_on_sent(&((struct chat_slot *)user)->st, t);
+}
+
+static void chat_on_header(void *user, const char *line, size_t len, int64_t t)
+{
+	struct chat_slot *s = user;
+
+	if (s->cfg->backend_header)
+		gp_stream_header_value(line, len, s->cfg->backend_header, s->r.backend,
+				       sizeof(s->r.backend));
+	if (s->cfg->receipt_header &&
+	    gp_stream_header_value(line, len, s->cfg->receipt_header, s->r.receipt, sizeof(s->r.receipt)))
+		s->r.have_receipt = 1;
+	gp_stream_on_header(&s->st, line, len, t);
+}
+
+static int chat_on_body(void *user, long status, const char *buf, size_t len, int64_t t)
+{
+	return gp_stream_on_body(&((struct chat_slot *)user)->st, status, buf, len, t);
+}
+
+/* The result of a finished stream, in the terms of a chat result. */
+static void chat_result(struct chat_slot *s)
+{
+	struct gp_stream_result m;
+
+	gp_stream_result(&s->st, &m);
+	s->r.status = s->st.status;
+	s->r.error = gp_stream_class_name(m.cls);
+	snprintf(s->r.detail, sizeof(s->r.detail), "%s", s->st.detail);
+	s->r.content_events = s->st.content_events;
+	s->r.done = s->st.saw_done;
+	s->r.ttft_ms = m.ttft_ms;
+	s->r.e2e_ms = m.e2e_ms;
+}
+
+struct chat_run {
+	const struct gp_stream_chat_burst *b;
+	struct chat_slot *slots;
+	long next, running;
+};
+
+static void chat_start(struct chat_run *u, struct chat_slot *s)
+{
+	const char *body, *xhdr[GP_HTTP_MAX_XHDR];
+	size_t len;
+	int nx = 0;
+
+	s->idx = u->next++;
+	memset(&s->r, 0, sizeof(s->r));
+	s->r.ttft_ms = s->r.e2e_ms = NAN;
+	u->b->make(u->b->arg, s->idx, &body, &len, xhdr, &nx);
+	if (gp_stream_start(&s->st, s->cfg->url, body, len, xhdr, nx > 2 ? 2 : nx)) {
+		chat_result(s);
+		u->b->on_done(u->b->arg, s->idx, &s->r);
+		s->idx = -1;
+		return;
+	}
+	u->running++;
+}
+
+static void chat_on_done(void *user, const struct gp_http_result *res, int64_t t)
+{
+	struct chat_slot *s = user;
+	struct chat_run *u = s->u;
+
+	gp_stream_on_done(&s->st, res, t);
+	chat_result(s);
+	u->running--;
+	u->b->on_done(u->b->arg, s->idx, &s->r);
+	s->idx = -1;
+}
+
+int gp_stream_chat_burst_run(const struct gp_stream_chat_burst *b)
+{
+	static const struct gp_http_ops ops = { chat_on_sent, chat_on_header, chat_on_body, chat_on_done };
+	struct gp_http_opts ho = { 0 };
+	struct chat_run u = { b, NULL, 0, 0 };
+	struct gp_http *h;
+	char url[2048];
+	struct gp_stream_chat_cfg cfg = *b->cfg;
+	long c = b->concurrency < 1 ? 1 : b->concurrency;
+	int stop = 0, rc = 0;
+	int64_t next_tick;
+
+	if (c > b->requests)
+		c = b->requests > 0 ? b->requests : 1;
+	snprintf(url, sizeof(url), "%s%s", b->cfg->url, gp_oai_path(1));
+	cfg.url = url;
+	ho.deadline_ms = b->cfg->timeout_ms;
+	ho.connect_timeout_ms = b->cfg->timeout_ms;
+	if (b->cfg->tls)
+		ho.tls = *b->cfg->tls;
+	h = gp_http_new(&ho, &ops);
+	if (!h || gp_stream_headers(h, 1, b->cfg->api_key)) {
+		gp_http_free(h);
+		return -1;
+	}
+	u.slots = calloc((size_t)c, sizeof(*u.slots));
+	if (!u.slots) {
+		free(u.slots);
+		gp_http_free(h);
+		return -1;
+	}
+	for (long i = 0; i < c; i++) {
+		u.slots[i].cfg = &cfg;
+		u.slots[i].u = &u;
+		u.slots[i].idx = -1;
+		if (gp_stream_init(&u.slots[i].st, h, &u.slots[i], CHAT_MAX_EVENT))
+			rc = -1;
+		u.slots[i].st.secret = b->cfg->api_key;
+	}
+	next_tick = gp_now_ns() + b->tick_ns;
+	while (!rc) {
+		for (long i = 0; i < c && !stop; i++)
+			if (u.slots[i].idx < 0 && u.next < b->requests)
+				chat_start(&u, &u.slots[i]);
+		if (u.running == 0 && (stop || u.next >= b->requests))
+			break;
+		if (gp_http_poll(h, next_tick) < 0)
+			rc = -1;
+		if (gp_now_ns() >= next_tick) {
+			next_tick += b->tick_ns;
+			if (b->tick && b->tick(b->arg, gp_now_ns()))
+				stop = 1;
+		}
+	}
+	for (long i = 0; i < c; i++)
+		gp_stream_release(&u.slots[i].st);
+	free(u.slots);
+	gp_http_free(h);
+	return rc;
+}
+
+struct chat_one {
+	const char *body;
+	size_t len;
+	const char *const *xhdr;
+	int nxhdr;
+	struct gp_stream_chat_res *r;
+};
+
+static void chat_one_make(void *arg, long i, const char **body, size_t *len, const char **xhdr,
+		      int *nxhdr)
+{
+	struct chat_one *o = arg;
+
+	(void)i;
+	*body = o->body;
+	*len = o->len;
+	for (int k = 0; k < o->nxhdr && k < 2; k++)
+		xhdr[k] = o->xhdr[k];
+	*nxhdr = o->nxhdr;
+}
+
+static void chat_one_done(void *arg, long i, const struct gp_stream_chat_res *r)
+{
+	(void)i;
+	*((struct chat_one *)arg)->r = *r;
+}
+
+int gp_stream_chat_once(const struct gp_stream_chat_cfg *cfg, const char *body, size_t len,
+			const char *const *xhdr, int nxhdr, struct gp_stream_chat_res *r)
+{
+	struct chat_one o;
+	struct gp_stream_chat_burst b = { cfg, 1, 1, 100000000, chat_one_make, chat_one_done, NULL, &o };
+
+	memset(r, 0, sizeof(*r));
+	r->ttft_ms = r->e2e_ms = NAN;
+	o = (struct chat_one){ body, len, xhdr, nxhdr, r };
+	if (gp_stream_chat_burst_run(&b)) {
+		snprintf(r->detail, sizeof(r->detail), "cannot set up libcurl");
+		return -1;
+	}
+	return 0;
+}
+

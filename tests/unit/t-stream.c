@@ -3,7 +3,9 @@
  * t-stream — one streamed completion fed through the gp_http callbacks by
  * hand (no network): timings, token counts, TPOT and the error classes.
  * Expected TPOT values are DistServe/vLLM's (E2E − TTFT)/(out_tokens − 1),
- * worked out by hand from the stamps below.
+ * worked out by hand from the stamps below.  Then the header capture, and
+ * the chat request loop (gp-health's, gp-probe's) against a canned peer
+ * (serve.h): one request, its classes, a burst.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "serve.h"
 #include "stream.h"
 #include "tap.h"
 
@@ -181,6 +184,133 @@ static void api_keys(void)
 	remove(path);
 }
 
+static void header_values(void)
+{
+	char v[16] = "untouched";
+	const char *l = "x-BACKEND: \t b-1 \r\n";
+
+	ok(gp_stream_header_value(l, strlen(l), "X-Backend", v, sizeof(v)), "a header of that name, any case");
+	is_str(v, "b-1", "its value without blanks and line ending");
+	strcpy(v, "untouched");
+	ok(!gp_stream_header_value(l, strlen(l), "X-Back", v, sizeof(v)), "a prefix of the name is another header");
+	ok(!gp_stream_header_value("X-Backend\r\n", 11, "X-Backend", v, sizeof(v)), "no colon: not that header");
+	ok(!gp_stream_header_value(l, strlen(l), NULL, v, sizeof(v)), "no name: nothing");
+	is_str(v, "untouched", "out untouched when not that header");
+	l = "X-Receipt: a\tb\x01" "c-0123456789abcdef\r\n";
+	ok(gp_stream_header_value(l, strlen(l), "x-receipt", v, sizeof(v)), "receipt");
+	is_str(v, "a b c-012345678", "control characters as spaces, cut to cap - 1");
+	gp_stream_copy_value(v, sizeof(v), "  id-7 \n", 8);
+	is_str(v, "id-7", "the copy alone");
+}
+
+#define SSE_HEAD "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n"
+#define CHUNK(c, fin) "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0," \
+		      "\"delta\":{\"content\":\"" c "\"},\"finish_reason\":" fin "}]}\n\n"
+
+static const char ok_response[] = SSE_HEAD "X-Backend: b1\r\nX-Receipt: prefill=a:1;decode=b:2\r\n\r\n"
+	CHUNK("Hi", "null") CHUNK(" there", "\"stop\"") "data: [DONE]\n\n";
+
+/* One chat request to a canned peer (NULL: nothing listening). */
+static int chat_once(const char *response, struct gp_stream_chat_res *r)
+{
+	char url[64] = "http://127.0.0.1:1";
+	struct gp_stream_chat_cfg cfg = { url, "sk-unit", "X-Backend", "X-Receipt", 5000, NULL };
+	const char *xh[1] = { "X-Request-Id: u1" };
+	pid_t pid = 0;
+	int rc;
+
+	if (response)
+		snprintf(url, sizeof(url), "http://127.0.0.1:%d", serve_start(response, 1, &pid));
+	rc = gp_stream_chat_once(&cfg, "{}", 2, xh, 1, r);
+	if (pid > 0)
+		serve_stop(pid);
+	return rc;
+}
+
+static void chat_requests(void)
+{
+	struct gp_stream_chat_res r;
+
+	is_int(chat_once(ok_response, &r), 0, "a chat request");
+	ok(r.error == NULL, "ok: no class (%s)", r.error ? r.error : "-");
+	is_int(r.status, 200, "status");
+	is_int(r.content_events, 2, "two content events");
+	is_int(r.done, 1, "[DONE] seen");
+	ok(isfinite(r.ttft_ms) && isfinite(r.e2e_ms) && r.e2e_ms >= r.ttft_ms, "TTFT and E2E measured");
+	is_str(r.backend, "b1", "the backend header captured");
+	is_str(r.receipt, "prefill=a:1;decode=b:2", "the receipt header captured");
+	is_int(r.have_receipt, 1, "have_receipt");
+	is_int(chat_once(SSE_HEAD "\r\n" CHUNK("Hi", "null"), &r), 0, "a stream cut short");
+	is_str(r.error, "truncated", "truncated");
+	is_int(r.have_receipt, 0, "no receipt header: have_receipt 0");
+	is_int(chat_once("HTTP/1.1 500 Oops\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+			 "{\"error\":{\"message\":\"boom\"}}", &r), 0, "a 500");
+	is_str(r.error, "http_status", "http_status");
+	is_int(r.status, 500, "with its status");
+	ok(strstr(r.detail, "boom") != NULL, "and the server's message (%s)", r.detail);
+	is_int(chat_once(NULL, &r), 0, "nothing listening");
+	is_str(r.error, "connect", "connect");
+	ok(isnan(r.ttft_ms), "no TTFT");
+}
+
+struct burst_seen {
+	int done[4], ticks;
+};
+
+static void burst_make(void *arg, long i, const char **body, size_t *len, const char **xhdr, int *nxhdr)
+{
+	(void)arg; (void)i; (void)xhdr;
+	*body = "{}";
+	*len = 2;
+	*nxhdr = 0;
+}
+
+static void burst_done(void *arg, long i, const struct gp_stream_chat_res *r)
+{
+	struct burst_seen *b = arg;
+
+	if (i >= 0 && i < 4 && r->error == NULL)
+		b->done[i]++;
+}
+
+/* The tick stops the burst at its first call. */
+static int burst_stop(void *arg, int64_t now)
+{
+	(void)now;
+	((struct burst_seen *)arg)->ticks++;
+	return 1;
+}
+
+/* A burst of 3 requests, 2 in flight, to a peer that answers 3 connections;
+ * with stop, its first tick (1 ns after the start) stops it. */
+static struct burst_seen run_burst(int stop)
+{
+	char url[64];
+	pid_t pid;
+	int port = serve_start(ok_response, 3, &pid);
+	struct gp_stream_chat_cfg cfg = { url, NULL, NULL, NULL, 5000, NULL };
+	struct burst_seen seen = { { 0 }, 0 };
+	struct gp_stream_chat_burst b = { &cfg, 3, 2, stop ? 1 : 1000000000, burst_make, burst_done,
+					  stop ? burst_stop : NULL, &seen };
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	is_int(gp_stream_chat_burst_run(&b), 0, "a burst of 3, 2 in flight%s", stop ? ", stopped" : "");
+	serve_stop(pid);
+	return seen;
+}
+
+static void chat_burst(void)
+{
+	struct burst_seen seen = run_burst(0);
+
+	ok(seen.done[0] == 1 && seen.done[1] == 1 && seen.done[2] == 1 && seen.done[3] == 0,
+	   "each request done once, ok (%d %d %d)", seen.done[0], seen.done[1], seen.done[2]);
+	seen = run_burst(1);
+	ok(seen.ticks >= 1 && seen.done[0] == 1 && seen.done[1] == 1 && seen.done[2] == 0,
+	   "a tick that says stop: the 2 in flight finish, the third never starts (%d %d %d)",
+	   seen.done[0], seen.done[1], seen.done[2]);
+}
+
 int main(void)
 {
 	struct gp_http_opts o = { 0 };
@@ -198,5 +328,8 @@ int main(void)
 	api_keys();
 	gp_stream_release(&s);
 	gp_http_free(H);
+	header_values();
+	chat_requests();
+	chat_burst();
 	return done_testing();
 }
