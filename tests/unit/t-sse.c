@@ -400,6 +400,9 @@ static void test_chunk_vs_jansson(void)
 			"{\"id\":\"\\udc00\"}",			/* lone low surrogate */
 			"{\"id\":\"\\ud800\\u0041\"}",		/* high + non-low */
 			"{\"id\":\"\xc0\xaf\"}",		/* overlong */
+			"{\"id\":\"\xe0\x9f\xbf\"}",		/* overlong, 3 bytes */
+			"{\"id\":\"\xf0\x8f\xbf\xbf\"}",	/* overlong, 4 bytes */
+			"{\"id\":\"\xe2\x82\"}",		/* cut short */
 			"{\"id\":\"\xed\xa0\x80\"}",		/* UTF-8 surrogate */
 			"{\"id\":\"\xf4\x90\x80\x80\"}",	/* above U+10FFFF */
 			"{\"a\":01}", "{\"a\":1.}", "{\"a\":.5}", "{\"a\":-}", "{\"a\":1e}", "{\"a\":+1}",
