@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "fleet.h"
 #include "good.h"
+#include "hash.h"
 #include "json.h"
 #include "knee.h"
 #include "log.h"
@@ -162,22 +163,14 @@ struct state {
 	long requests;
 };
 
+/*
+ * FNV-1a 64 from a basis one digit short of FNV's (1469598103934665603, not
+ * 14695981039346656037): kept as it was, because the bootstrap streams are
+ * seeded through it and seeded intervals must stay reproducible.
+ */
 static uint64_t fnv1a(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return gp_fnv1a64(1469598103934665603ULL, s, strlen(s));
 }
 
 static uint64_t dbits(double d)
@@ -192,8 +185,8 @@ static uint64_t dbits(double d)
 
 static uint64_t key_hash(const char *arm, double rate, long long rep)
 {
-	return mix64(fnv1a(arm) ^ mix64(dbits(rate) + 0x9e3779b97f4a7c15ULL) ^
-		     mix64((uint64_t)rep * 0x2545f4914f6cdd1dULL + 1));
+	return gp_mix64(fnv1a(arm) ^ gp_mix64(dbits(rate) + GP_GOLDEN64) ^
+		     gp_mix64((uint64_t)rep * 0x2545f4914f6cdd1dULL + 1));
 }
 
 static void rehash(struct state *s)
@@ -967,12 +960,12 @@ static int group_cmp(const void *a, const void *b)
 static void stream(struct gp_rng *r, const struct opts *op, const char *what, const char *arm,
 		   double rate, const char *vs)
 {
-	uint64_t h = mix64(op->seed ^ 0x6770616e616c797aULL);
+	uint64_t h = gp_mix64(op->seed ^ 0x6770616e616c797aULL);
 
-	h = mix64(h ^ fnv1a(what));
-	h = mix64(h ^ fnv1a(arm));
-	h = mix64(h ^ dbits(rate));
-	h = mix64(h ^ fnv1a(vs ? vs : ""));
+	h = gp_mix64(h ^ fnv1a(what));
+	h = gp_mix64(h ^ fnv1a(arm));
+	h = gp_mix64(h ^ dbits(rate));
+	h = gp_mix64(h ^ fnv1a(vs ? vs : ""));
 	gp_rng_seed(r, h);
 }
 

@@ -33,6 +33,7 @@
 
 #include "cli.h"
 #include "clock.h"
+#include "hash.h"
 #include "http.h"
 #include "json.h"
 #include "log.h"
@@ -348,11 +349,7 @@ static int trace_next(struct trace_in *t, json_t **o, struct gp_trace_rec *rec, 
 	if (digest) {
 		/* FNV-1a 64 over every record line as read (decompressed, without
 		 * its line ending) followed by "\n". */
-		uint64_t h = *digest;
-
-		for (i = 0; i < len; i++)
-			h = (h ^ (unsigned char)line[i]) * 0x100000001b3ULL;
-		*digest = (h ^ '\n') * 0x100000001b3ULL;
+		*digest = gp_fnv1a64(gp_fnv1a64(*digest, line, len), "\n", 1);
 	}
 	*o = json_loadb(line, len, 0, &jerr);
 	if (!*o)
@@ -440,9 +437,8 @@ static struct {
 /* 1 when id was new (now added), 0 when already there. */
 static int ids_add(const char *id)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h;
 	size_t i;
-	const char *c;
 
 	if (2 * (ids.n + 1) > ids.cap) {
 		size_t nc = ids.cap ? 2 * ids.cap : 1024, k;
@@ -459,8 +455,7 @@ static int ids_add(const char *id)
 				ids_add(old[k]), free(old[k]);
 		free(old);
 	}
-	for (c = id; *c; c++)
-		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	h = gp_fnv1a64_str(id);
 	for (i = h & (ids.cap - 1); ids.slot[i]; i = (i + 1) & (ids.cap - 1))
 		if (!strcmp(ids.slot[i], id))
 			return 0;
@@ -1201,8 +1196,8 @@ static void parse_args(int argc, char **argv)
 static void make_run_id(uint64_t digest)
 {
 	char buf[512];
-	uint64_t h = 0xcbf29ce484222325ULL;
-	int n, i;
+	uint64_t h = GP_FNV64_OFFSET;
+	int n;
 
 	if (cfg.run_id) {
 		snprintf(G.run_id, sizeof(G.run_id), "%s", cfg.run_id);
@@ -1212,8 +1207,7 @@ static void make_run_id(uint64_t digest)
 	n = snprintf(buf, sizeof(buf), "%s%c%ld%c%s%c%016llx%c%.6f%c%lld", cfg.arm, 0, cfg.rep, 0,
 		     G.rate_txt, 0, (unsigned long long)digest, 0, cfg.start_at_set ? cfg.start_at : 0.0,
 		     0, cfg.start_at_set ? 0LL : (long long)G.wall0);
-	for (i = 0; i < n && i < (int)sizeof(buf); i++)
-		h = (h ^ (unsigned char)buf[i]) * 0x100000001b3ULL;
+	h = gp_fnv1a64(h, buf, n < (int)sizeof(buf) ? (size_t)n : sizeof(buf));
 	snprintf(G.run_id, sizeof(G.run_id), "%016llx", (unsigned long long)h);
 }
 
@@ -1736,7 +1730,7 @@ static int run_finish(int interrupted, int unreachable)
 
 int main(int argc, char **argv)
 {
-	uint64_t digest = 0xcbf29ce484222325ULL;
+	uint64_t digest = GP_FNV64_OFFSET;
 	unsigned long nrec;
 	double t_first = 0, t_last = 0, trace_rps;
 	struct req *la;

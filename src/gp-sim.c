@@ -47,6 +47,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "engine.h"
+#include "hash.h"
 #include "kvcache.h"
 #include "log.h"
 #include "openai.h"
@@ -218,13 +219,6 @@ struct stream {
 static struct sim S;
 
 /* ---- small helpers ---- */
-
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static const char *const vocab[64] = {
 	"the", "of", "and", "to", "in", "is", "it", "that", "for", "on", "as", "with",
@@ -591,7 +585,7 @@ static void send_event(struct stream *s, const char *data, size_t n)
 
 static const char *token_word(const struct stream *s, long k)
 {
-	return vocab[mix64(s->word_seed + (uint64_t)k) & 63];
+	return vocab[gp_mix64(s->word_seed + (uint64_t)k) & 63];
 }
 
 /*
@@ -911,7 +905,7 @@ static struct stream *stream_new(struct backend *b, struct evhttp_request *req, 
 	s->id = strdup(id);
 	s->keys = q->tok.keys;
 	s->t_recv_ns = t_recv;
-	s->word_seed = mix64(b->sim->o.seed ^ gp_kv_chain_end(q->tok.all));
+	s->word_seed = gp_mix64(b->sim->o.seed ^ gp_kv_chain_end(q->tok.all));
 	s->seq.in_tokens = q->tok.n;
 	s->seq.keys = q->tok.keys;
 	s->seq.nkeys = q->tok.nkeys;
@@ -922,7 +916,7 @@ static struct stream *stream_new(struct backend *b, struct evhttp_request *req, 
 		long lo = q->min_tokens < 1 ? 1 : q->min_tokens > q->max_tokens ? q->max_tokens :
 			  q->min_tokens;
 
-		s->seq.out_tokens = lo + (long)(mix64(s->word_seed ^ 0x656f73) %
+		s->seq.out_tokens = lo + (long)(gp_mix64(s->word_seed ^ 0x656f73) %
 						(uint64_t)(q->max_tokens - lo + 1));
 	}
 	switch (f) {
@@ -1676,7 +1670,7 @@ static void setup_backend(struct sim *sim, int i)
 		gp_die(GP_EXIT_SOFTWARE, "out of memory for --kv-blocks %ld", o->kv_blocks);
 	gp_engine_init(&b->eng, &cfg, b->cache, on_token, b);
 	b->eng.on_step = on_step;
-	gp_rng_seed(&b->rng, o->seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1));
+	gp_rng_seed(&b->rng, o->seed + GP_GOLDEN64 * (uint64_t)(i + 1));
 	gp_prom_hist_init(&b->ttft, ttft_buckets, sizeof(ttft_buckets) / sizeof(ttft_buckets[0]));
 	gp_prom_hist_init(&b->tpot, tpot_buckets, sizeof(tpot_buckets) / sizeof(tpot_buckets[0]));
 	gp_prom_hist_init(&b->queue, req_time_buckets, NELEM(req_time_buckets));

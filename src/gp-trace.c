@@ -19,6 +19,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "cli.h"
+#include "hash.h"
 #include "json.h"
 #include "log.h"
 #include "ndjson.h"
@@ -208,13 +209,6 @@ static long draw_dist(const struct dist *d, gsl_rng *r)
 	}
 }
 
-static uint64_t splitmix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
 
 /*
  * One MT19937 stream per purpose (arrivals, keys, input, output), seeded from
@@ -229,7 +223,7 @@ static gsl_rng *stream(uint64_t seed, unsigned k)
 
 	if (!r)
 		gp_die(GP_EXIT_SOFTWARE, "out of memory");
-	s = (unsigned long)(splitmix(seed * 8 + k) & 0xffffffffUL);
+	s = (unsigned long)(gp_splitmix64_of(seed * 8 + k) & 0xffffffffUL);
 	gsl_rng_set(r, s ? s : 1);
 	return r;
 }
@@ -712,11 +706,7 @@ struct strset {
 
 static uint64_t str_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return splitmix(h);
+	return gp_splitmix64_of(gp_fnv1a64_str(s));
 }
 
 /* Count one occurrence of s; returns the count before it. */
@@ -781,7 +771,7 @@ static int intset_add(struct intset *t, int64_t v)
 		for (size_t i = 0; i < t->cap; i++) {
 			if (!t->used[i])
 				continue;
-			size_t j = splitmix((uint64_t)t->keys[i]) & (g.cap - 1);
+			size_t j = gp_splitmix64_of((uint64_t)t->keys[i]) & (g.cap - 1);
 			while (g.used[j])
 				j = (j + 1) & (g.cap - 1);
 			g.keys[j] = t->keys[i];
@@ -791,7 +781,7 @@ static int intset_add(struct intset *t, int64_t v)
 		free(t->used);
 		*t = g;
 	}
-	size_t j = splitmix((uint64_t)v) & (t->cap - 1);
+	size_t j = gp_splitmix64_of((uint64_t)v) & (t->cap - 1);
 	while (t->used[j]) {
 		if (t->keys[j] == v)
 			return 1;

@@ -3,35 +3,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "kvcache.h"
 #include "banned.h"
 
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-#define FNV_PRIME  0x100000001b3ULL
-
-/* splitmix64's output function: a bijective 64-bit mixer. */
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 uint64_t gp_kv_chain_begin(uint64_t prev)
 {
-	return FNV_OFFSET ^ mix64(prev);
+	return GP_FNV64_OFFSET ^ gp_mix64(prev);
 }
 
 uint64_t gp_kv_chain_word(uint64_t h, const char *w, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)w[i]) * FNV_PRIME;
-	return (h ^ 0x1f) * FNV_PRIME;	/* word separator */
+	h = gp_fnv1a64(h, w, len);
+	return (h ^ 0x1f) * GP_FNV64_PRIME;	/* word separator */
 }
 
 uint64_t gp_kv_chain_end(uint64_t h)
 {
-	return mix64(h);
+	return gp_mix64(h);
 }
 
 uint64_t gp_kv_block_key(uint64_t prev, const char *const *words,
@@ -90,7 +79,7 @@ void gp_kvcache_free(struct gp_kvcache *c)
 /* Table position holding key, or the empty position where it would go. */
 static size_t find_pos(const struct gp_kvcache *c, uint64_t key)
 {
-	size_t i = (size_t)mix64(key) & c->tmask;
+	size_t i = (size_t)gp_mix64(key) & c->tmask;
 
 	while (c->table[i] && c->key[c->table[i] - 1] != key)
 		i = (i + 1) & c->tmask;
@@ -114,7 +103,7 @@ static void table_delete(struct gp_kvcache *c, size_t i)
 		j = (j + 1) & c->tmask;
 		if (!c->table[j])
 			return;
-		home = (size_t)mix64(c->key[c->table[j] - 1]) & c->tmask;
+		home = (size_t)gp_mix64(c->key[c->table[j] - 1]) & c->tmask;
 		/* Move j into the hole at i unless its home lies in (i, j]. */
 		if ((j > i && (home <= i || home > j)) ||
 		    (j < i && (home <= i && home > j))) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "prom.h"
 #include "router.h"
 
@@ -37,22 +38,9 @@ const char *gp_router_miss_name(enum gp_router_miss m)
 	return (unsigned)m < GP_ROUTER_NMISS ? miss_names[m] : "?";
 }
 
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 uint64_t gp_router_key_hash(const char *key, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)key[i];
-		h *= 0x100000001b3ULL;
-	}
-	return mix64(h);
+	return gp_mix64(gp_fnv1a64(GP_FNV64_OFFSET, key, len));
 }
 
 struct point {
@@ -96,7 +84,7 @@ int gp_router_init(struct gp_router *r, enum gp_router_policy policy, int n, dou
 	for (int e = 0; e < n; e++)
 		for (int v = 0; v < GP_ROUTER_VNODES; v++)
 			pt[(size_t)e * GP_ROUTER_VNODES + (size_t)v] = (struct point){
-				mix64(((uint64_t)(e + 1) << 32) | (uint64_t)v), e };
+				gp_mix64(((uint64_t)(e + 1) << 32) | (uint64_t)v), e };
 	qsort(pt, np, sizeof(*pt), point_cmp);
 	for (size_t i = 0; i < np; i++) {
 		r->ring_hash[i] = pt[i].h;

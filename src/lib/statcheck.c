@@ -7,6 +7,7 @@
 #include "boot.h"
 #include "gate.h"
 #include "good.h"
+#include "hash.h"
 #include "statcheck.h"
 #include "stats.h"
 #include "tost.h"
@@ -161,15 +162,6 @@ static void gates(struct run *r)
 	      "miss climb at 0.9 per request, exactly at the edge");
 }
 
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /*
  * BCa on a fixed sample with fixed resamples: indices splitmix64(12345) % 25,
  * 2000 resamples; reference from scipy 1.10's own _bca_interval on the same
@@ -186,7 +178,7 @@ static int bca(struct run *r)
 		return -1;
 	for (int b = 0; b < NB; b++) {
 		for (int i = 0; i < N; i++)
-			x[i] = S1[splitmix64(&seed) % N];
+			x[i] = S1[gp_splitmix64(&seed) % N];
 		gp_sort_doubles(x, N);
 		ts[b] = gp_quantile_sorted(x, N, 0.9);
 	}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "json.h"
 #include "trace.h"
 
@@ -146,7 +147,7 @@ int gp_trace_parse(struct gp_trace_rec *r, const json_t *o, char *err, size_t er
  * block_tokens words drawn from a splitmix64 stream seeded with h(i): a pure
  * function of hash_ids[0..i].  The tail beyond the blocks (and the whole
  * prompt when there are no hash_ids) draws from a stream seeded with
- * mix(h(last) ^ fnv1a64(salt) ^ TAIL), so it is unique to the salt.
+ * mix(h(last) ^ gp_fnv1a64_str(salt) ^ TAIL), so it is unique to the salt.
  *
  * Each 64-bit draw gives six words, low 10 bits first; within a word, bits
  * 9..6 pick the first consonant, 5..4 the vowel, 3..2 the second consonant,
@@ -162,28 +163,6 @@ static const char consonants[] = "bdfgkmnprstvzhjc";
 static const char vowels[] = "aeio";
 static const char mids[] = "lmnr";
 
-static inline uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static inline uint64_t next64(uint64_t *state)
-{
-	return mix64(*state += 0x9e3779b97f4a7c15ULL);
-}
-
-static uint64_t fnv1a64(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; s && *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
 
 #define CHAIN_IV 0x6770747261636521ULL	/* "gptrace!" */
 #define CHAIN_K 0x2545f4914f6cdd1dULL
@@ -198,7 +177,7 @@ static void emit(char *buf, size_t cap, size_t *pos, long n, uint64_t seed, int 
 	long k = 0;
 
 	if (n > 0 && *first) {	/* the first word of the prompt has no space */
-		r = next64(&st);
+		r = gp_splitmix64(&st);
 		left = 6;
 		char w[GP_WORD_LEN] = {consonants[(r >> 6) & 15], vowels[(r >> 4) & 3],
 				       mids[(r >> 2) & 3], vowels[r & 3]};
@@ -212,7 +191,7 @@ static void emit(char *buf, size_t cap, size_t *pos, long n, uint64_t seed, int 
 	/* Fast path: room for " word" without checks. */
 	for (; k < n && p + GP_WORD_LEN + 1 <= cap; k++) {
 		if (left == 0) {	/* six 10-bit words per 64-bit draw */
-			r = next64(&st);
+			r = gp_splitmix64(&st);
 			left = 6;
 		}
 		buf[p] = ' ';
@@ -227,7 +206,7 @@ static void emit(char *buf, size_t cap, size_t *pos, long n, uint64_t seed, int 
 	/* The end of a buffer that is too small: byte by byte. */
 	if (k < n && p < cap) {
 		if (left == 0)
-			r = next64(&st);
+			r = gp_splitmix64(&st);
 		char w[GP_WORD_LEN + 1] = {' ', consonants[(r >> 6) & 15], vowels[(r >> 4) & 3],
 					   mids[(r >> 2) & 3], vowels[r & 3]};
 		for (int j = 0; j <= GP_WORD_LEN && p < cap; j++)
@@ -254,13 +233,13 @@ size_t gp_trace_synth_prompt(char *buf, size_t buflen, long input_tokens,
 	for (size_t i = 0; i < n_hash_ids && done < input_tokens && pos < cap; i++) {
 		long n = input_tokens - done < block_tokens ? input_tokens - done : block_tokens;
 
-		h = mix64(h ^ mix64((uint64_t)hash_ids[i] + CHAIN_K));
+		h = gp_mix64(h ^ gp_mix64((uint64_t)hash_ids[i] + CHAIN_K));
 		emit(buf, cap, &pos, n, h, &first);
 		done += n;
 	}
 	/* Here every block is written, or the prompt is complete, or buf is full. */
 	if (done < input_tokens && pos < cap)
-		emit(buf, cap, &pos, input_tokens - done, mix64(h ^ fnv1a64(salt) ^ TAIL_K), &first);
+		emit(buf, cap, &pos, input_tokens - done, gp_mix64(h ^ gp_fnv1a64_str(salt) ^ TAIL_K), &first);
 	buf[pos < cap ? pos : cap] = '\0';
 	return need;
 }
