@@ -1006,7 +1006,7 @@ static json_t *ci_json(const struct gp_ci *c, const char *method)
 static void die_nomem(int r)
 {
 	if (r)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 }
 
 /* The arms' lowest rung (the URLs are in a_urls), for the baseline's provenance. */
@@ -1790,7 +1790,7 @@ static int self_check(void)
 
 	printf("1..%d\n", tap_n);
 	if (failed < 0)
-		gp_die(GP_EXIT_SOFTWARE, "self-check: out of memory");
+		gp_die_nomem();
 	gp_stdout_close();
 	return failed ? GP_EXIT_NEGATIVE : GP_EXIT_OK;
 }

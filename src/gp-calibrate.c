@@ -216,7 +216,7 @@ static struct gp_out out;
 static void emit(json_t *o)
 {
 	if (!o)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	if (gp_out_json(&out, o))
 		gp_output_failed(&out);
 	json_decref(o);
@@ -439,7 +439,7 @@ static json_t *ladder_role(const struct caps *cs, enum gp_calib_role role,
 		      "ratios", ra, "rates_rps", rr, "rungs_rps", rungs, "binding", json_false(),
 		      "trace", lo->trace, "trace_requests", (json_int_t)nreq);
 	if (!o)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	json_object_set(o, "protocol", json_object_get(m[l.reference]->rec, "protocol"));
 	return o;
 }
@@ -627,10 +627,8 @@ static int scrape(double *depth, char *err, size_t errlen)
 	double sum = 0;
 	int found = 0;
 
-	if (!m) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	if (!m)
+		gp_die_nomem();
 	if (gp_scrape_failed(m)) {
 		gp_scrape_why(m, err, errlen);
 		json_decref(m);
@@ -848,7 +846,7 @@ static struct creq *creq_new(void)
 
 	memset(r, 0, sizeof(*r));
 	if (gp_stream_init(&r->s, G.http, r, 1u << 20))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	r->s.secret = G.key[0] ? G.key : NULL;	/* masked in every detail */
 	return r;
 }
@@ -886,7 +884,7 @@ static void write_body(struct creq *r, const char *prompt, long out_tokens)
 	q.include_usage = 1;
 	q.ignore_eos = 1;
 	if (gp_oai_req_write(&r->body, &q))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 }
 
 static void cancel(struct creq *r, int64_t now)
@@ -1017,14 +1015,14 @@ static json_t *base_record(const char *type)
 			      "role", gp_calib_role_name(G.role));
 
 	if (!o)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	return o;
 }
 
 static void set(json_t *o, const char *k, json_t *v)
 {
 	if (json_object_set_new(o, k, v ? v : json_null()))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 }
 
 static json_t *by_error(const long *by)

@@ -172,7 +172,7 @@ static void check_metrics(const char *url, const char *name, const char *const *
 	int ok, answered;
 
 	if (!m)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	answered = !gp_scrape_failed(m) || json_object_get(m, "http_status");
 	for (size_t i = 0; !gp_scrape_failed(m) && i < nneed; i++) {
 		int have;
@@ -292,7 +292,7 @@ static double counter_sum(const char *const *urls, size_t n, const char *metric,
 		int have = 0;
 
 		if (!m)
-			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+			gp_die_nomem();
 		sum += gp_scrape_sum(m, metric, &have);
 		if (gp_scrape_failed(m) || !have)
 			*bad = 1;
@@ -304,16 +304,13 @@ static double counter_sum(const char *const *urls, size_t n, const char *metric,
 static void check_kv(const struct gp_fleet_vip *v)
 {
 	const char *gw[1] = { C.fleet.gateway_metrics_url }, **urls = gw, *metric;
-	const char **bu = calloc(C.fleet.n_backends + 1, sizeof(*bu));
+	const char **bu = gp_xcalloc(C.fleet.n_backends + 1, sizeof(*bu));
 	size_t n = 1, plen;
 	char salt[64], key[80], detail[768], *prompt;
 	double h0, h1, m0 = 0, m1 = 0, dh, dm = NAN;
 	int bad0, bad1, mb0 = 1, mb1 = 1, ok;
 	struct gp_stream_chat_res r[2];
 	json_t *e = json_object();
-
-	if (!bu)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	if (C.fleet.cache_hit_metric && C.fleet.gateway_metrics_url) {
 		metric = C.fleet.cache_hit_metric;
 	} else {
@@ -327,9 +324,7 @@ static void check_kv(const struct gp_fleet_vip *v)
 	snprintf(salt, sizeof(salt), "gp-health-%ld-%lld", (long)getpid(), (long long)gp_wall_ns());
 	snprintf(key, sizeof(key), "%s", salt);
 	plen = gp_trace_synth_prompt(NULL, 0, C.prompt_tokens, NULL, 0, 0, salt);
-	prompt = malloc(plen + 1);
-	if (!prompt)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	prompt = gp_xmalloc(plen + 1);
 	gp_trace_synth_prompt(prompt, plen + 1, C.prompt_tokens, NULL, 0, 0, salt);
 	h0 = counter_sum(urls, n, metric, &bad0);
 	if (C.fleet.miss_metric && C.fleet.gateway_metrics_url)

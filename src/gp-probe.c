@@ -149,7 +149,7 @@ static void snapshot(const char *url, const char *phase)
 	char why[400];
 
 	if (!m)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	gp_json_set_real(m, "t_s", gp_ns_to_s(t - P.t0));
 	json_object_set_new(m, "run", json_string(P.run));
 	json_object_set_new(m, "arm", json_string(P.arm->name));
@@ -247,11 +247,9 @@ static const char *backend_of(const char *v)
  * was named, or a name is not one of the fleet's backends. */
 static double served_ratio(void)
 {
-	double *n = calloc(P.fleet.n_backends + 1, sizeof(*n)), r = NAN;
+	double *n = gp_xcalloc(P.fleet.n_backends + 1, sizeof(*n)), r = NAN;
 	size_t known = 0;
 
-	if (!n)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	for (size_t i = 0; i < P.fleet.n_backends; i++) {
 		json_t *v = json_object_get(P.served, bname(&P.fleet.backends[i]));
 
@@ -290,11 +288,9 @@ static void prepare_bodies(void)
 {
 	const char *kh = P.fleet.key_header ? P.fleet.key_header : "x-gp-cache-key";
 
-	P.bodies = calloc((size_t)P.o.keys, sizeof(*P.bodies));
-	P.blen = calloc((size_t)P.o.keys, sizeof(*P.blen));
-	P.khdr = calloc((size_t)P.o.keys, sizeof(*P.khdr));
-	if (!P.bodies || !P.blen || !P.khdr)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	P.bodies = gp_xcalloc((size_t)P.o.keys, sizeof(*P.bodies));
+	P.blen = gp_xcalloc((size_t)P.o.keys, sizeof(*P.blen));
+	P.khdr = gp_xcalloc((size_t)P.o.keys, sizeof(*P.khdr));
 	for (long k = 0; k < P.o.keys; k++) {
 		char salt[200];
 		size_t n;
@@ -304,9 +300,7 @@ static void prepare_bodies(void)
 
 		snprintf(salt, sizeof(salt), "%s-key-%ld", P.run, k);
 		n = gp_trace_synth_prompt(NULL, 0, P.o.prompt_tokens, NULL, 0, 0, salt);
-		prompt = malloc(n + 1);
-		if (!prompt)
-			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		prompt = gp_xmalloc(n + 1);
 		gp_trace_synth_prompt(prompt, n + 1, P.o.prompt_tokens, NULL, 0, 0, salt);
 		q.chat = 1;
 		q.model = P.fleet.model ? P.fleet.model : "";
@@ -333,10 +327,8 @@ static void burst(void)
 
 	prepare_bodies();
 	if (gp_probe_acc_init(&P.acc, P.fleet.n_backends))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
-	P.load = calloc(P.fleet.n_backends + 1, sizeof(*P.load));
-	if (!P.load)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
+	P.load = gp_xcalloc(P.fleet.n_backends + 1, sizeof(*P.load));
 	if (gp_stream_chat_burst_run(&b))
 		gp_die(GP_EXIT_SOFTWARE, "libcurl: cannot set up the burst");
 	for (long k = 0; k < P.o.keys; k++)

@@ -127,9 +127,7 @@ static void sb_need(struct sb *b, size_t n)
 	c = b->cap ? b->cap : 256;
 	while (c < b->len + n + 1)
 		c *= 2;
-	q = realloc(b->p, c);
-	if (!q)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	q = gp_xrealloc(b->p, c);
 	b->p = q;
 	b->cap = c;
 }
@@ -442,11 +440,9 @@ static int ids_add(const char *id)
 
 	if (2 * (ids.n + 1) > ids.cap) {
 		size_t nc = ids.cap ? 2 * ids.cap : 1024, k;
-		char **ns = calloc(nc, sizeof(*ns)), **old = ids.slot;
+		char **ns = gp_xcalloc(nc, sizeof(*ns)), **old = ids.slot;
 		size_t oc = ids.cap;
 
-		if (!ns)
-			gp_die(GP_EXIT_SOFTWARE, "out of memory");
 		ids.slot = ns;
 		ids.cap = nc;
 		ids.n = 0;
@@ -685,7 +681,7 @@ static struct req *req_get(void)
 	} else {
 		r = calloc(1, sizeof(*r));
 		if (!r || gp_stream_init(&r->st, G.http, r, (size_t)cfg.max_event))
-			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+			gp_die_nomem();
 		r->st.secret = cfg.api_key;
 		r->st.keep_itl = 1;	/* for the summary; in records with --itl */
 		G.n_reqs++;
@@ -836,7 +832,7 @@ static void build_body(struct req *r, const struct gp_trace_rec *rec)
 		q.prompt_len = need;
 	}
 	if (gp_oai_req_write(&r->body, &q))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 }
 
 /* The next record of this shard, prepared to go (body, headers, schedule),
@@ -876,10 +872,7 @@ static struct req *prepare_next(void)
 
 			r->index = S.index - 1;
 			if (n > r->id_cap) {
-				char *p = realloc(r->id, n);
-
-				if (!p)
-					gp_die(GP_EXIT_SOFTWARE, "out of memory");
+				char *p = gp_xrealloc(r->id, n);
 				r->id = p;
 				r->id_cap = n;
 			}
@@ -1146,9 +1139,7 @@ static void parse_args(int argc, char **argv)
 			snprintf(name, sizeof(name), "%.*s", (int)(colon - optarg), optarg);
 			if (!valid_header_name(name))
 				gp_usage_error("-H: '%s' is not a header name", name);
-			cfg.hdrs = realloc(cfg.hdrs, (size_t)(cfg.nhdrs + 1) * sizeof(*cfg.hdrs));
-			if (!cfg.hdrs)
-				gp_die(GP_EXIT_SOFTWARE, "out of memory");
+			cfg.hdrs = gp_xrealloc(cfg.hdrs, (size_t)(cfg.nhdrs + 1) * sizeof(*cfg.hdrs));
 			cfg.hdrs[cfg.nhdrs++] = optarg;
 			break;
 		}
@@ -1166,9 +1157,7 @@ static void parse_args(int argc, char **argv)
 		case O_ITL: cfg.itl = 1; break;
 		case O_HTTP2: cfg.http2 = 1; break;
 		case O_SCRAPE:
-			cfg.scrape = realloc(cfg.scrape, (size_t)(cfg.nscrape + 1) * sizeof(*cfg.scrape));
-			if (!cfg.scrape)
-				gp_die(GP_EXIT_SOFTWARE, "out of memory");
+			cfg.scrape = gp_xrealloc(cfg.scrape, (size_t)(cfg.nscrape + 1) * sizeof(*cfg.scrape));
 			cfg.scrape[cfg.nscrape++] = optarg;
 			break;
 		case O_SPIN: cfg.spin_us = gp_opt_long("--spin-us", optarg, 0, 100000); break;
@@ -1532,7 +1521,7 @@ static void run_setup(void)
 	if (!G.http)
 		gp_die(GP_EXIT_SOFTWARE, "cannot create the HTTP engine");
 	if (gp_stream_headers_with(G.http, 1, cfg.api_key, cfg.hdrs, cfg.nhdrs))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	check_server();
 	gp_output_open(&G.out, cfg.out_path, cfg.gzip);
 	G.inflight.next = G.inflight.prev = &G.inflight;

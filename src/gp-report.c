@@ -476,18 +476,7 @@ struct plotter {
 	int drawn;
 };
 
-static char *xasprintf(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *f, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, f);
-	if (vasprintf(&s, f, ap) < 0)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
-	va_end(ap);
-	return s;
-}
+#define xasprintf gp_xasprintf
 
 static FILE *xfopen(const char *path, const char *mode)
 {
@@ -594,14 +583,14 @@ static FILE *body_open(struct body *b)
 	b->len = 0;
 	b->f = open_memstream(&b->s, &b->len);
 	if (!b->f)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	return b->f;
 }
 
 static char *body_close(struct body *b)
 {
 	if (fclose(b->f))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	return b->s;
 }
 
@@ -2077,7 +2066,7 @@ static struct gp_doc *build(const struct model *m, const struct opts *o, double 
 	struct gp_doc *d = gp_doc_new("gp campaign report");
 
 	if (!d)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	if (o->no_plots)
 		gp_doc_para(d, "Plots not drawn (--no-plots).");
 	sec_verdict(d, m);
@@ -2096,7 +2085,7 @@ static struct gp_doc *build(const struct model *m, const struct opts *o, double 
 	sec_dual(d, m);
 	sec_inputs(d, m);
 	if (gp_doc_failed(d))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	return d;
 }
 

@@ -247,10 +247,7 @@ static void json_esc(struct evbuffer *b, const char *s)
 static char *evbuffer_strdup(struct evbuffer *b, size_t *lenp)
 {
 	size_t n = evbuffer_get_length(b);
-	char *p = malloc(n + 1);
-
-	if (!p)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	char *p = gp_xmalloc(n + 1);
 	evbuffer_remove(b, p, n);
 	p[n] = '\0';
 	if (lenp)
@@ -430,7 +427,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 			break;
 	}
 	if (b->eng.oom)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	rearm(b);
 	b->sim->timer_cbs++;
 	b->sim->timer_ns += gp_now_ns() - t0;
@@ -681,7 +678,7 @@ static void send_whole(struct stream *s)
 
 	if (gp_oai_whole_write(&w, s->chat, s->id, (long long)s->b->sim->created, s->b->sim->o.model, text,
 			       tl, finish_reason(s), s->seq.in_tokens, s->written))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	evbuffer_add(b, w.p, w.len);
 	gp_oai_buf_release(&w);
 	free(text);
@@ -890,10 +887,7 @@ static int fault_reply(struct evhttp_request *req, enum fault f, struct gp_oai_r
 static struct stream *stream_new(struct backend *b, struct evhttp_request *req, int chat,
 				 const char *id, int64_t t_recv, const struct gp_simreq *q, enum fault f)
 {
-	struct stream *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	struct stream *s = gp_xcalloc(1, sizeof(*s));
 	s->b = b;
 	s->req = req;
 	s->evcon = evhttp_request_get_connection(req);
@@ -995,7 +989,7 @@ static void stream_start(struct backend *b, struct stream *s, int64_t t_recv)
 	if (!s->streaming)
 		s->text = evbuffer_new();
 	if (!s->id || !s->head || (!s->streaming && !s->text))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 
 	active_link(s);
 	evhttp_connection_set_closecb(s->evcon, on_conn_close, s);
@@ -1086,7 +1080,7 @@ static void handle_metrics(struct backend *b, struct evhttp_request *req)
 	gp_engine_advance(e, engine_clock(b, gp_now_ns()));
 	rearm(b);
 	if (e->oom)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	kv_usage = (double)gp_engine_kv_blocks_used(e) / (double)b->sim->o.kv_blocks;
 	if (kv_usage > 1)
 		kv_usage = 1;
@@ -1145,7 +1139,7 @@ static void handle_metrics(struct backend *b, struct evhttp_request *req)
 		       "Histogram of how late tokens were written after their scheduled time (gp-sim).");
 	gp_prom_hist_write(&p, "gpsim:token_pacing_lag_seconds", lab, &b->lag);
 	if (p.err)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	out = evbuffer_new();
 	evbuffer_add(out, p.buf, p.len);
 	gp_prom_release(&p);
@@ -1241,13 +1235,13 @@ static void router_metrics(struct sim *sim, struct evhttp_request *req)
 	struct evbuffer *out = evbuffer_new();
 
 	if (!names || !out)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	for (int i = 0; i < sim->nb; i++)
 		names[i] = sim->b[i].addr;
 	gp_prom_init(&p);
 	gp_router_metrics(&sim->router, &p, names);
 	if (p.err)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	evbuffer_add(out, p.buf, p.len);
 	gp_prom_release(&p);
 	free(names);
@@ -1263,15 +1257,13 @@ static void on_router_request(struct evhttp_request *req, void *arg)
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 	const char *key = evhttp_find_header(evhttp_request_get_input_headers(req), ROUTER_KEY_HEADER);
-	long *load = calloc((size_t)sim->nb, sizeof(*load));
-	size_t *prefix = calloc((size_t)sim->nb, sizeof(*prefix));
+	long *load = gp_xcalloc((size_t)sim->nb, sizeof(*load));
+	size_t *prefix = gp_xcalloc((size_t)sim->nb, sizeof(*prefix));
 	struct gp_router_req q = { key != NULL, key ? gp_router_key_hash(key, strlen(key)) : 0,
 				   prefix, load };
 	struct gp_simtok t;
 	int e = 0;
 
-	if (!load || !prefix)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	if (!path)
 		path = "/";
 	if (!strcmp(path, "/metrics") && evhttp_request_get_command(req) == EVHTTP_REQ_GET) {
@@ -1300,10 +1292,10 @@ static void router_setup(struct sim *sim)
 
 	if (gp_router_init(&sim->router, (enum gp_router_policy)o->policy, sim->nb, o->balance,
 			   (enum gp_router_fault)o->router_fault))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory for the router");
+		gp_die_nomem();
 	sim->rhttp = evhttp_new(sim->base);
 	if (!sim->rhttp)
-		gp_die(GP_EXIT_SOFTWARE, "libevent: out of memory");
+		gp_die_nomem();
 	evhttp_set_gencb(sim->rhttp, on_router_request, sim);
 	evhttp_set_timeout(sim->rhttp, 3600);
 	evhttp_set_max_body_size(sim->rhttp, 64 << 20);
@@ -1407,13 +1399,11 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
 static void parse_speed(struct opts *o, const char *arg)
 {
-	char *dup = strdup(arg), *save = NULL, *tokn;
+	char *dup = gp_xstrdup(arg), *save = NULL, *tokn;
 	size_t n = 0;
 
-	if (!dup)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 	free(o->speed);
-	o->speed = calloc(strlen(arg) / 2 + 2, sizeof(double));
+	o->speed = gp_xcalloc(strlen(arg) / 2 + 2, sizeof(double));
 	for (tokn = strtok_r(dup, ",", &save); tokn; tokn = strtok_r(NULL, ",", &save))
 		o->speed[n++] = gp_opt_double("--speed", tokn, 1e-6, 1e6);
 	if (!n)
@@ -1682,7 +1672,7 @@ static void setup_backend(struct sim *sim, int i)
 	b->timer_at = INT64_MAX;
 	b->http = evhttp_new(sim->base);
 	if (!b->timer || !b->http)
-		gp_die(GP_EXIT_SOFTWARE, "libevent: out of memory");
+		gp_die_nomem();
 	evhttp_set_gencb(b->http, on_request, b);
 	evhttp_set_timeout(b->http, 3600);
 	evhttp_set_max_body_size(b->http, 64 << 20);
@@ -1753,7 +1743,7 @@ int main(int argc, char **argv)
 	sim->nb = (int)sim->o.backends;
 	sim->b = calloc((size_t)sim->nb, sizeof(*sim->b));
 	if (!sim->b || !sim->scratch)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	/* Signals first: a client may see the port open (and a test may signal
 	 * us) as soon as listen() returns. */
 	sim->sigint = evsignal_new(sim->base, SIGINT, on_signal, sim);

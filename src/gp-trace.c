@@ -222,7 +222,7 @@ static gsl_rng *stream(uint64_t seed, unsigned k)
 	unsigned long s;
 
 	if (!r)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	s = (unsigned long)(gp_splitmix64_of(seed * 8 + k) & 0xffffffffUL);
 	gsl_rng_set(r, s ? s : 1);
 	return r;
@@ -241,9 +241,7 @@ static void cmd_synth(const struct opts *o)
 	char id[32], key[32];
 
 	if (o->keys > 0) {
-		double *w = malloc((size_t)o->keys * sizeof(*w));
-		if (!w)
-			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		double *w = gp_xmalloc((size_t)o->keys * sizeof(*w));
 		for (long k = 0; k < o->keys; k++)
 			w[k] = pow((double)(k + 1), -o->zipf);
 		zipf = gsl_ran_discrete_preproc((size_t)o->keys, w);
@@ -277,9 +275,7 @@ static void cmd_synth(const struct opts *o)
 			pb = nb;
 		if (nb > ids_cap) {
 			ids_cap = nb * 2;
-			ids = realloc(ids, ids_cap * sizeof(*ids));
-			if (!ids)
-				gp_die(GP_EXIT_SOFTWARE, "out of memory");
+			ids = gp_xrealloc(ids, ids_cap * sizeof(*ids));
 		}
 		for (size_t j = 0; j < pb; j++)
 			ids[j] = (int64_t)k * UNIQUE_ID_LIMIT + (int64_t)j;
@@ -414,9 +410,7 @@ static void cmd_mooncake(const struct opts *o)
 			n = json_array_size(h);
 			if (n > cap) {
 				cap = n * 2;
-				ids = realloc(ids, cap * sizeof(*ids));
-				if (!ids)
-					gp_die(GP_EXIT_SOFTWARE, "out of memory");
+				ids = gp_xrealloc(ids, cap * sizeof(*ids));
 			}
 			for (size_t i = 0; i < n; i++) {
 				json_t *x = json_array_get(h, i);
@@ -714,10 +708,8 @@ static long strset_add(struct strset *t, const char *s)
 {
 	if (2 * (t->n + 1) > t->cap) {
 		struct strset g = {NULL, NULL, t->cap ? t->cap * 2 : 1024, t->n};
-		g.keys = calloc(g.cap, sizeof(*g.keys));
-		g.counts = calloc(g.cap, sizeof(*g.counts));
-		if (!g.keys || !g.counts)
-			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		g.keys = gp_xcalloc(g.cap, sizeof(*g.keys));
+		g.counts = gp_xcalloc(g.cap, sizeof(*g.counts));
 		for (size_t i = 0; i < t->cap; i++) {
 			if (!t->keys[i])
 				continue;
@@ -737,9 +729,7 @@ static long strset_add(struct strset *t, const char *s)
 			return t->counts[j]++;
 		j = (j + 1) & (t->cap - 1);
 	}
-	t->keys[j] = strdup(s);
-	if (!t->keys[j])
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	t->keys[j] = gp_xstrdup(s);
 	t->counts[j] = 1;
 	t->n++;
 	return 0;
@@ -764,10 +754,8 @@ static int intset_add(struct intset *t, int64_t v)
 {
 	if (2 * (t->n + 1) > t->cap) {
 		struct intset g = {NULL, NULL, t->cap ? t->cap * 2 : 4096, t->n};
-		g.keys = malloc(g.cap * sizeof(*g.keys));
-		g.used = calloc(g.cap, 1);
-		if (!g.keys || !g.used)
-			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		g.keys = gp_xreallocarray(NULL, g.cap, sizeof(*g.keys));
+		g.used = gp_xcalloc(g.cap, 1);
 		for (size_t i = 0; i < t->cap; i++) {
 			if (!t->used[i])
 				continue;
@@ -802,9 +790,7 @@ static void dvec_push(struct dvec *d, double x)
 {
 	if (d->n == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 1024;
-		d->v = realloc(d->v, d->cap * sizeof(*d->v));
-		if (!d->v)
-			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		d->v = gp_xrealloc(d->v, d->cap * sizeof(*d->v));
 	}
 	d->v[d->n++] = x;
 }
@@ -1011,9 +997,7 @@ static void cmd_prompt(const struct opts *o)
 							    r.n_hash_ids, o->block_tokens, r.id);
 			if (need + 1 > cap) {
 				cap = need + 1;
-				buf = realloc(buf, cap);
-				if (!buf)
-					gp_die(GP_EXIT_SOFTWARE, "out of memory");
+				buf = gp_xrealloc(buf, cap);
 			}
 			gp_trace_synth_prompt(buf, cap, r.input_tokens, r.hash_ids, r.n_hash_ids,
 					      o->block_tokens, r.id);

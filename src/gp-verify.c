@@ -92,20 +92,7 @@ static void grow(void *pp, size_t *cap, size_t n, size_t sz)
 	memset((char *)*p + n * sz, 0, (*cap - n) * sz);
 }
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
-	return s;
-}
+#define xasprintf gp_xasprintf
 
 /* String map over a jansson object: key → index. */
 static long map_get(json_t *map, const char *key)
@@ -118,7 +105,7 @@ static long map_get(json_t *map, const char *key)
 static void map_put(json_t *map, const char *key, long idx)
 {
 	if (json_object_set_new(map, key, json_integer(idx)))
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 }
 
 /* The key of a run: (arm, rate_rps, rep), exact in the rate. */
@@ -2110,7 +2097,7 @@ static int self_check(void)
 	int rc;
 
 	if (gp_statcheck_run(tap, NULL) < 0)
-		gp_die(GP_EXIT_SOFTWARE, "self-check: out of memory");
+		gp_die_nomem();
 	rc = run_child(av, -1, &buf, err, sizeof(err));
 	if (rc)
 		tap(NULL, 0, rc < 0 ? err : "awk -f selfcheck.awk exited non-zero", NAN, NAN);

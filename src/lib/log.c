@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* log — message formatting and exit codes shared by every tool. */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,13 +107,43 @@ void gp_usage_exit(void)
 	exit(GP_EXIT_USAGE);
 }
 
+void gp_die_nomem(void)
+{
+	gp_die(GP_EXIT_SOFTWARE, "out of memory");
+}
+
+void *gp_xmalloc(size_t n)
+{
+	void *q = malloc(n ? n : 1);
+
+	if (!q)
+		gp_die_nomem();
+	return q;
+}
+
+void *gp_xcalloc(size_t n, size_t size)
+{
+	void *q = calloc(n ? n : 1, size ? size : 1);
+
+	if (!q)
+		gp_die_nomem();
+	return q;
+}
+
 void *gp_xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
 
 	if (!q)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	return q;
+}
+
+void *gp_xreallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		gp_die_nomem();
+	return gp_xrealloc(p, n * size);
 }
 
 char *gp_xstrdup(const char *s)
@@ -120,6 +151,20 @@ char *gp_xstrdup(const char *s)
 	char *d = strdup(s ? s : "");
 
 	if (!d)
-		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+		gp_die_nomem();
 	return d;
+}
+
+char *gp_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		gp_die_nomem();
+	return s;
 }

@@ -55,10 +55,20 @@ void gp_usage_error(const char *fmt, ...)
  * "Try 'prog --help' for more information." and exit 2. */
 void gp_usage_exit(void) __attribute__((noreturn));
 
-/* Tool support: realloc/strdup that exit 70 ("out of memory") on failure.
- * gp_xrealloc(p, 0) returns a 1-byte block, never NULL; gp_xstrdup(NULL)
- * returns an empty string. */
+/*
+ * Tool support: allocation that cannot fail.  On failure each prints
+ * "prog: out of memory" and exits 70 (gp_die_nomem(), the one place that
+ * message is written; call it too when a library call reports it could not
+ * allocate).  Zero sizes return a 1-byte block, never NULL; gp_xcalloc and
+ * gp_xreallocarray also fail on n * size overflow; gp_xstrdup(NULL) returns
+ * an empty string.  The caller frees what they return.
+ */
+void gp_die_nomem(void) __attribute__((noreturn));
+void *gp_xmalloc(size_t n);
+void *gp_xcalloc(size_t n, size_t size);
 void *gp_xrealloc(void *p, size_t n);
+void *gp_xreallocarray(void *p, size_t n, size_t size);
 char *gp_xstrdup(const char *s);
+char *gp_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif
