@@ -728,7 +728,7 @@ struct creq {
 	struct creq *next_free;
 	long win_events;	/* content events that arrived in the hold window */
 	int running, probe, done;
-	struct gp_oai_buf body;		/* borrowed by libcurl until the end */
+	struct gp_buf body;		/* borrowed by libcurl until the end */
 	char xid[128];			/* X-Request-Id header line, likewise */
 	const char *xh[1];
 };
@@ -1242,7 +1242,7 @@ static void probe(void)
 		       G.post_url, gp_stream_class_name(r->s.cls), r->s.detail[0] ? ": " : "",
 		       r->s.detail, r->s.cls == GP_STREAM_TLS ? " (" GP_HTTP_TLS_HINT ")" : "");
 	gp_stream_release(&r->s);
-	gp_oai_buf_release(&r->body);
+	gp_buf_release(&r->body);
 	free(r);
 }
 
@@ -1359,7 +1359,7 @@ static void sweep_cleanup(void)
 {
 	for (size_t i = 0; i < R.n; i++) {
 		gp_stream_release(&R.all[i]->s);
-		gp_oai_buf_release(&R.all[i]->body);
+		gp_buf_release(&R.all[i]->body);
 		free(R.all[i]);
 	}
 	free(R.all);

@@ -201,7 +201,7 @@ static void check_metrics(const char *url, const char *name, const char *const *
 
 static char *chat_body(const char *prompt, long max_tokens, size_t *len)
 {
-	struct gp_oai_buf b = { 0 };
+	struct gp_buf b = { 0 };
 	struct gp_oai_req q = { 0 };
 	char *p;
 
@@ -215,7 +215,7 @@ static char *chat_body(const char *prompt, long max_tokens, size_t *len)
 		gp_die(GP_EXIT_SOFTWARE, "cannot write the request body (no model in the fleet file?)");
 	p = gp_xstrdup(b.p);
 	*len = b.len;
-	gp_oai_buf_release(&b);
+	gp_buf_release(&b);
 	return p;
 }
 

@@ -295,7 +295,7 @@ static void prepare_bodies(void)
 		char salt[200];
 		size_t n;
 		char *prompt;
-		struct gp_oai_buf b = { 0 };
+		struct gp_buf b = { 0 };
 		struct gp_oai_req q = { 0 };
 
 		snprintf(salt, sizeof(salt), "%s-key-%ld", P.run, k);

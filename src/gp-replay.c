@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <jansson.h>
 
+#include "buf.h"
 #include "cli.h"
 #include "clock.h"
 #include "hash.h"
@@ -160,44 +161,22 @@ static __attribute__((format(printf, 2, 3))) void sb_fmt(struct sb *b, const cha
 	b->len += (size_t)n;
 }
 
-/* A JSON string (quoted, escaped) of s[0..n), or null when s is NULL. */
+/* A JSON string (quoted, escaped: buf.h) of s[0..n), or null when s is NULL. */
 static void sb_jstrn(struct sb *b, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i, run = 0;
+	size_t k;
 
 	if (!s) {
 		sb_add(b, "null", 4);
 		return;
 	}
-	sb_need(b, n + 2);
+	k = gp_json_escape(NULL, s, n);
+	sb_need(b, k + 2);
 	b->p[b->len++] = '"';
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char esc[6];
-
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		sb_add(b, s + run, i - run);
-		run = i + 1;
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			sb_add(b, esc, 2);
-		} else if (c == '\n') {
-			sb_add(b, "\\n", 2);
-		} else if (c == '\t') {
-			sb_add(b, "\\t", 2);
-		} else if (c == '\r') {
-			sb_add(b, "\\r", 2);
-		} else {
-			esc[0] = '\\'; esc[1] = 'u'; esc[2] = '0'; esc[3] = '0';
-			esc[4] = hex[c >> 4]; esc[5] = hex[c & 15];
-			sb_add(b, esc, 6);
-		}
-	}
-	sb_add(b, s + run, n - run);
-	sb_add(b, "\"", 1);
+	gp_json_escape(b->p + b->len, s, n);
+	b->len += k;
+	b->p[b->len++] = '"';
+	b->p[b->len] = '\0';
 }
 
 static void sb_jstr(struct sb *b, const char *s)
@@ -277,7 +256,7 @@ struct req {
 	int64_t runq0_ns;		/* client run-queue wait when its window began, -1: unknown */
 	int capped;
 	int streaming;			/* on the streaming list: its first token arrived */
-	struct gp_oai_buf body;		/* the request body, reused */
+	struct gp_buf body;		/* the request body, reused */
 	struct sb hdr_id, hdr_key;	/* "X-Request-Id: …", "<key header>: …" */
 	char receipt[256], backend[256];
 };

@@ -44,6 +44,7 @@
 #include <event2/listener.h>
 #include <jansson.h>
 
+#include "buf.h"
 #include "cli.h"
 #include "clock.h"
 #include "engine.h"
@@ -229,18 +230,14 @@ static const char *const vocab[64] = {
 	"mean", "tail", "good", "put", "ok", "yes", "no", "so", "we",
 };
 
-/* Append s to b as JSON string content (no quotes). */
+/* Append s to b as JSON string content (no quotes; buf.h's escapes). */
 static void json_esc(struct evbuffer *b, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	char out[6 * 256];
 
-		if (c == '"' || c == '\\')
-			evbuffer_add_printf(b, "\\%c", c);
-		else if (c < 0x20)
-			evbuffer_add_printf(b, "\\u%04x", c);
-		else
-			evbuffer_add(b, s, 1);
+	for (size_t n = strlen(s), k; n; s += k, n -= k) {
+		k = n < 256 ? n : 256;
+		evbuffer_add(b, out, gp_json_escape(out, s, k));
 	}
 }
 
@@ -674,13 +671,13 @@ static void send_whole(struct stream *s)
 	struct evbuffer *b = evbuffer_new();
 	size_t tl;
 	char *text = evbuffer_strdup(s->text, &tl);
-	struct gp_oai_buf w = { 0 };
+	struct gp_buf w = { 0 };
 
 	if (gp_oai_whole_write(&w, s->chat, s->id, (long long)s->b->sim->created, s->b->sim->o.model, text,
 			       tl, finish_reason(s), s->seq.in_tokens, s->written))
 		gp_die_nomem();
 	evbuffer_add(b, w.p, w.len);
-	gp_oai_buf_release(&w);
+	gp_buf_release(&w);
 	free(text);
 	if (s->fault == F_BAD_FRAME || s->fault == F_DROP_DONE)	/* truncate: not JSON */
 		evbuffer_drain(b, evbuffer_get_length(b) / 2);

@@ -12,102 +12,6 @@
 #include "openai.h"
 #include "banned.h"
 
-/* ---- buffer ---- */
-
-void gp_oai_buf_release(struct gp_oai_buf *b)
-{
-	free(b->p);
-	b->p = NULL;
-	b->len = b->cap = 0;
-}
-
-static int need(struct gp_oai_buf *b, size_t n)
-{
-	size_t c;
-	char *q;
-
-	if (b->len + n + 1 <= b->cap)
-		return 0;
-	c = b->cap ? b->cap : 256;
-	while (c < b->len + n + 1)
-		c *= 2;
-	q = realloc(b->p, c);
-	if (!q)
-		return -1;
-	b->p = q;
-	b->cap = c;
-	return 0;
-}
-
-int gp_oai_buf_add(struct gp_oai_buf *b, const char *s, size_t n)
-{
-	if (need(b, n))
-		return -1;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return 0;
-}
-
-static int add_str(struct gp_oai_buf *b, const char *s)
-{
-	return gp_oai_buf_add(b, s, strlen(s));
-}
-
-/* JSON escape of s[0..n) into dst (no quotes); returns the bytes it needs,
- * writing only when dst is not NULL.  Bytes ≥ 0x80 pass through (UTF-8). */
-static size_t esc(char *dst, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		const char *e = NULL;
-
-		if (c == '"')
-			e = "\\\"";
-		else if (c == '\\')
-			e = "\\\\";
-		else if (c == '\n')
-			e = "\\n";
-		else if (c == '\r')
-			e = "\\r";
-		else if (c == '\t')
-			e = "\\t";
-		if (e) {
-			if (dst)
-				memcpy(dst + k, e, 2);
-			k += 2;
-		} else if (c < 0x20 || c == 0x7f) {
-			if (dst) {
-				memcpy(dst + k, "\\u00", 4);
-				dst[k + 4] = hex[c >> 4];
-				dst[k + 5] = hex[c & 15];
-			}
-			k += 6;
-		} else {
-			if (dst)
-				dst[k] = (char)c;
-			k++;
-		}
-	}
-	return k;
-}
-
-int gp_oai_buf_jstr(struct gp_oai_buf *b, const char *s, size_t n)
-{
-	size_t k = esc(NULL, s, n);
-
-	if (need(b, k + 2))
-		return -1;
-	b->p[b->len++] = '"';
-	esc(b->p + b->len, s, n);
-	b->len += k;
-	b->p[b->len++] = '"';
-	b->p[b->len] = '\0';
-	return 0;
-}
 
 /* ---- request writer ---- */
 
@@ -117,9 +21,9 @@ const char *gp_oai_path(int chat)
 }
 
 /* The messages' string contents joined by "\n", as one JSON string. */
-static int joined_contents(struct gp_oai_buf *b, const json_t *msgs)
+static int joined_contents(struct gp_buf *b, const json_t *msgs)
 {
-	struct gp_oai_buf t = { 0 };
+	struct gp_buf t = { 0 };
 	size_t i;
 	json_t *m;
 	int rc = 0;
@@ -129,17 +33,22 @@ static int joined_contents(struct gp_oai_buf *b, const json_t *msgs)
 
 		if (!json_is_string(c))
 			continue;
-		if ((t.len && gp_oai_buf_add(&t, "\n", 1)) ||
-		    gp_oai_buf_add(&t, json_string_value(c), json_string_length(c)))
+		if ((t.len && gp_buf_add(&t, "\n", 1)) ||
+		    gp_buf_add(&t, json_string_value(c), json_string_length(c)))
 			rc = -1;
 	}
 	if (!rc)
-		rc = gp_oai_buf_jstr(b, t.p ? t.p : "", t.len);
-	gp_oai_buf_release(&t);
+		rc = gp_buf_jstr(b, t.p ? t.p : "", t.len);
+	gp_buf_release(&t);
 	return rc;
 }
+static int add_str(struct gp_buf *b, const char *s)
+{
+	return gp_buf_add(b, s, strlen(s));
+}
 
-int gp_oai_req_write(struct gp_oai_buf *b, const struct gp_oai_req *q)
+
+int gp_oai_req_write(struct gp_buf *b, const struct gp_oai_req *q)
 {
 	char num[96];
 	int rc = 0;
@@ -148,7 +57,7 @@ int gp_oai_req_write(struct gp_oai_buf *b, const struct gp_oai_req *q)
 		return -1;
 	b->len = 0;
 	rc |= add_str(b, "{\"model\":");
-	rc |= gp_oai_buf_jstr(b, q->model, strlen(q->model));
+	rc |= gp_buf_jstr(b, q->model, strlen(q->model));
 	if (q->chat) {
 		rc |= add_str(b, ",\"messages\":");
 		if (q->messages) {
@@ -158,13 +67,13 @@ int gp_oai_req_write(struct gp_oai_buf *b, const struct gp_oai_req *q)
 			free(m);
 		} else {
 			rc |= add_str(b, "[{\"role\":\"user\",\"content\":");
-			rc |= gp_oai_buf_jstr(b, q->prompt, q->prompt_len);
+			rc |= gp_buf_jstr(b, q->prompt, q->prompt_len);
 			rc |= add_str(b, "}]");
 		}
 	} else {
 		rc |= add_str(b, ",\"prompt\":");
 		if (q->prompt)
-			rc |= gp_oai_buf_jstr(b, q->prompt, q->prompt_len);
+			rc |= gp_buf_jstr(b, q->prompt, q->prompt_len);
 		else
 			rc |= joined_contents(b, q->messages);
 	}
@@ -335,7 +244,7 @@ void gp_oai_reject_set(struct gp_oai_reject *rej, int status, const char *type, 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	e[esc(NULL, msg, strlen(msg)) < sizeof(e) ? esc(e, msg, strlen(msg)) : 0] = '\0';
+	e[gp_json_escape(NULL, msg, strlen(msg)) < sizeof(e) ? gp_json_escape(e, msg, strlen(msg)) : 0] = '\0';
 	rej->status = status;
 	rej->reason = status == 404 ? "Not Found" : status == 415 ? "Unsupported Media Type"
 		      : status == 422 ? "Unprocessable Entity" : status >= 500 ? "Internal Server Error"
@@ -605,7 +514,7 @@ static int fit(int n, size_t cap)
 
 int gp_oai_chunk_head(char *buf, size_t cap, int chat, const char *id, long long created, const char *model)
 {
-	size_t li = esc(NULL, id, strlen(id)), lm = esc(NULL, model, strlen(model));
+	size_t li = gp_json_escape(NULL, id, strlen(id)), lm = gp_json_escape(NULL, model, strlen(model));
 	char *ei, *em;
 	int n;
 
@@ -618,8 +527,8 @@ int gp_oai_chunk_head(char *buf, size_t cap, int chat, const char *id, long long
 		free(em);
 		return -1;
 	}
-	ei[esc(ei, id, strlen(id))] = '\0';
-	em[esc(em, model, strlen(model))] = '\0';
+	ei[gp_json_escape(ei, id, strlen(id))] = '\0';
+	em[gp_json_escape(em, model, strlen(model))] = '\0';
 	n = snprintf(buf, cap, "{\"id\":\"%s%s\",\"object\":\"%s\",\"created\":%lld,\"model\":\"%s\",",
 		     chat ? "chatcmpl-" : "cmpl-", ei, chat ? "chat.completion.chunk" : "text_completion",
 		     created, em);
@@ -636,7 +545,7 @@ int gp_oai_chunk_role(char *buf, size_t cap, const char *head)
 
 int gp_oai_chunk_content(char *buf, size_t cap, const char *head, int chat, const char *text, size_t n)
 {
-	size_t hl = strlen(head), el = esc(NULL, text, n), k;
+	size_t hl = strlen(head), el = gp_json_escape(NULL, text, n), k;
 	const char *open = chat ? "\"choices\":[{\"index\":0,\"delta\":{\"content\":\""
 				: "\"choices\":[{\"index\":0,\"text\":\"";
 	const char *close = chat ? "\"},\"logprobs\":null,\"finish_reason\":null}]}"
@@ -648,7 +557,7 @@ int gp_oai_chunk_content(char *buf, size_t cap, const char *head, int chat, cons
 	memcpy(buf, head, hl);
 	memcpy(buf + hl, open, lo);
 	k = hl + lo;
-	esc(buf + k, text, n);
+	gp_json_escape(buf + k, text, n);
 	k += el;
 	memcpy(buf + k, close, lc + 1);
 	return (int)(k + lc);
@@ -669,7 +578,7 @@ int gp_oai_chunk_usage(char *buf, size_t cap, const char *head, long prompt_toke
 			    completion_tokens, prompt_tokens + completion_tokens), cap);
 }
 
-int gp_oai_whole_write(struct gp_oai_buf *b, int chat, const char *id, long long created, const char *model,
+int gp_oai_whole_write(struct gp_buf *b, int chat, const char *id, long long created, const char *model,
 		       const char *text, size_t n, const char *finish_reason, long prompt_tokens,
 		       long completion_tokens)
 {
@@ -678,21 +587,21 @@ int gp_oai_whole_write(struct gp_oai_buf *b, int chat, const char *id, long long
 
 	b->len = 0;
 	rc |= add_str(b, chat ? "{\"id\":\"chatcmpl-" : "{\"id\":\"cmpl-");
-	rc |= need(b, esc(NULL, id, strlen(id)));
+	rc |= gp_buf_reserve(b, gp_json_escape(NULL, id, strlen(id)));
 	if (!rc) {
-		b->len += esc(b->p + b->len, id, strlen(id));
+		b->len += gp_json_escape(b->p + b->len, id, strlen(id));
 		b->p[b->len] = '\0';
 	}
 	snprintf(num, sizeof(num), "\",\"object\":\"%s\",\"created\":%lld,\"model\":",
 		 chat ? "chat.completion" : "text_completion", created);
 	rc |= add_str(b, num);
-	rc |= gp_oai_buf_jstr(b, model, strlen(model));
+	rc |= gp_buf_jstr(b, model, strlen(model));
 	rc |= add_str(b, chat ? ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
 			      : ",\"choices\":[{\"index\":0,\"text\":");
-	rc |= gp_oai_buf_jstr(b, text, n);
+	rc |= gp_buf_jstr(b, text, n);
 	rc |= add_str(b, chat ? "}," : ",");
 	rc |= add_str(b, "\"logprobs\":null,\"finish_reason\":");
-	rc |= gp_oai_buf_jstr(b, finish_reason, strlen(finish_reason));
+	rc |= gp_buf_jstr(b, finish_reason, strlen(finish_reason));
 	snprintf(num, sizeof(num), "}],\"usage\":{\"prompt_tokens\":%ld,\"completion_tokens\":%ld,"
 		 "\"total_tokens\":%ld}}", prompt_tokens, completion_tokens, prompt_tokens + completion_tokens);
 	rc |= add_str(b, num);

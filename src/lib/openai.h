@@ -19,8 +19,8 @@
  *   error     {"error":{"message","type","param","code"}} (OpenAI, vLLM),
  *             or FastAPI's {"detail": "..." | [{"loc","msg","type"}]}.
  *
- * Ownership: gp_oai_buf grows with realloc and belongs to the caller
- * (gp_oai_buf_release frees it).  Strings in a struct gp_oai_in are borrowed
+ * Ownership: the writers append to a struct gp_buf (buf.h) that belongs to
+ * the caller (gp_buf_release frees it).  Strings in a struct gp_oai_in are borrowed
  * from its `root`, which it owns until gp_oai_in_release.  Nothing here prints
  * or exits; functions return 0 or a negative value.
  */
@@ -30,23 +30,13 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "buf.h"
 #include "sse.h"
 
 /* The header lines every request carries (http.h gp_http_add_header). */
 #define GP_OAI_CONTENT_TYPE "Content-Type: application/json"
 #define GP_OAI_ACCEPT_SSE "Accept: text/event-stream"
 
-/* A growable byte buffer, NUL-terminated when len > 0. */
-struct gp_oai_buf {
-	char *p;
-	size_t len, cap;
-};
-
-void gp_oai_buf_release(struct gp_oai_buf *b);
-/* Append s[0..n) (raw).  0 or -1 (out of memory). */
-int gp_oai_buf_add(struct gp_oai_buf *b, const char *s, size_t n);
-/* Append s[0..n) as a quoted JSON string.  0 or -1. */
-int gp_oai_buf_jstr(struct gp_oai_buf *b, const char *s, size_t n);
 
 /* ---- the request writer (client side) ---- */
 
@@ -75,7 +65,7 @@ struct gp_oai_req {
  * Write the JSON body of q to b (b->len is reset first).  0, or -1 when out
  * of memory or q lacks a model or a prompt.
  */
-int gp_oai_req_write(struct gp_oai_buf *b, const struct gp_oai_req *q);
+int gp_oai_req_write(struct gp_buf *b, const struct gp_oai_req *q);
 
 /* The API path of q: "/v1/chat/completions" or "/v1/completions". */
 const char *gp_oai_path(int chat);
@@ -193,7 +183,7 @@ int gp_oai_chunk_usage(char *buf, size_t cap, const char *head, long prompt_toke
  * with choices[0].text; finish_reason; usage.  Written to b (b->len reset).
  * 0 or -1 (out of memory).
  */
-int gp_oai_whole_write(struct gp_oai_buf *b, int chat, const char *id, long long created, const char *model,
+int gp_oai_whole_write(struct gp_buf *b, int chat, const char *id, long long created, const char *model,
 		       const char *text, size_t n, const char *finish_reason, long prompt_tokens,
 		       long completion_tokens);
 

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
 	struct gp_oai_in in, in2;
 	struct gp_oai_reject rej;
-	struct gp_oai_buf b = { 0 };
+	struct gp_buf b = { 0 };
 	char msg[64];
 	size_t k;
 	int chat;
@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 				abort();
 			gp_oai_in_release(&in2);
 		}
-		gp_oai_buf_release(&b);
+		gp_buf_release(&b);
 	}
 	gp_oai_in_release(&in);
 	return 0;

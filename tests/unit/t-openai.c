@@ -17,7 +17,7 @@ static const char *CT = "application/json";
 
 static void round_trip_requests(void)
 {
-	struct gp_oai_buf b = { 0 };
+	struct gp_buf b = { 0 };
 	struct gp_oai_req q = { 0 };
 	struct gp_oai_in in;
 	struct gp_oai_reject rej;
@@ -71,7 +71,7 @@ static void round_trip_requests(void)
 	is_str(gp_oai_path(1), "/v1/chat/completions", "chat path");
 	is_str(gp_oai_path(0), "/v1/completions", "completions path");
 	json_decref(msgs);
-	gp_oai_buf_release(&b);
+	gp_buf_release(&b);
 }
 
 /* One rejection: status and the message the client reads back from it. */
@@ -197,7 +197,7 @@ static void round_trip_chunks(void)
 
 static void whole_responses(void)
 {
-	struct gp_oai_buf b = { 0 };
+	struct gp_buf b = { 0 };
 	json_t *o;
 
 	ok(gp_oai_whole_write(&b, 1, "r\"1", 5, "m", "a b ", 4, "length", 3, 2) == 0, "whole chat written");
@@ -214,7 +214,7 @@ static void whole_responses(void)
 	is_str(json_string_value(json_object_get(json_array_get(json_object_get(o, "choices"), 0), "text")), "w ",
 	       "completion text");
 	json_decref(o);
-	gp_oai_buf_release(&b);
+	gp_buf_release(&b);
 }
 
 static void error_bodies(void)

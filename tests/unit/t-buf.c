@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of buf: the JSON escaper against jansson's own json_dumps, byte
+ * for byte (every byte 0x01..0xff alone and in a run, UTF-8 text), and the
+ * growable buffer across many reallocations.
+ */
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "buf.h"
+#include "tap.h"
+
+/* What jansson writes for s[0..n): the reference this escaper must equal. */
+static char *jansson_dump(const char *s, size_t n)
+{
+	json_t *j = json_stringn_nocheck(s, n);
+	char *o = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
+
+	json_decref(j);
+	return o;
+}
+
+static char *ours(const char *s, size_t n)
+{
+	struct gp_buf b = { 0 };
+
+	if (gp_buf_jstr(&b, s, n))
+		return NULL;
+	return b.p;
+}
+
+static void same_as_jansson(const char *s, size_t n, const char *what)
+{
+	char *want = jansson_dump(s, n), *got = ours(s, n);
+
+	if (!ok(want && got && !strcmp(want, got), "%s: as jansson writes it", what))
+		printf("#   got  %s\n#   want %s\n", got ? got : "(null)", want ? want : "(null)");
+	free(want);
+	free(got);
+}
+
+int main(void)
+{
+	static const char utf8[] = "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n\"q\"\\";
+	char all[128], one[2], name[64], *got;
+	struct gp_buf b = { 0 };
+	size_t k;
+	int c, grew = 1;
+
+	/* Every ASCII byte alone (jansson checks UTF-8, so bytes >= 0x80 are
+	 * tested inside valid sequences below). */
+	for (c = 1; c < 128; c++) {
+		one[0] = (char)c;
+		snprintf(name, sizeof(name), "byte 0x%02x", c);
+		same_as_jansson(one, 1, name);
+	}
+	for (c = 1, k = 0; c < 128; c++)
+		all[k++] = (char)c;
+	same_as_jansson(all, k, "bytes 0x01..0x7f in one string");
+	same_as_jansson(utf8, sizeof(utf8) - 1, "UTF-8 text with escapes");
+	got = ours("a\nb", 3);
+	is_str(got, "\"a\\nb\"", "a newline is \\n, not \\u000a");
+	free(got);
+	got = ours("\x0b", 1);
+	is_str(got, "\"\\u000B\"", "other controls are \\u00XX in upper case");
+	free(got);
+	is_int(gp_json_escape(NULL, "\x01\"x", 3), 6 + 2 + 1, "measuring counts every escape");
+
+	/* Growth: 100000 appends keep every byte and the NUL. */
+	for (c = 0; c < 100000 && grew; c++)
+		grew = !gp_buf_add(&b, "0123456789" + c % 10, 1);
+	ok(grew && b.len == 100000 && b.p[b.len] == '\0' && b.cap > b.len, "grows to 100000 bytes");
+	for (c = 0; c < 100000 && b.p[c] == "0123456789"[c % 10]; c++)
+		;
+	is_int(c, 100000, "every appended byte kept in order");
+	gp_buf_release(&b);
+	ok(!b.p && !b.len && !b.cap, "release empties the buffer");
+	return done_testing();
+}
