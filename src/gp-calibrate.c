@@ -35,6 +35,7 @@
 #include "sig.h"
 #include "stream.h"
 #include "trace.h"
+#include "vec.h"
 #include "banned.h"
 
 static const char usage[] =
@@ -344,10 +345,7 @@ static void caps_read(struct caps *cs, char **paths, int npaths)
 			if (cs->v[i].role == c.role && !strcmp(cs->v[i].endpoint, c.endpoint))
 				break;
 		if (i == cs->n) {
-			if (cs->n == cs->cap) {
-				cs->cap = cs->cap ? 2 * cs->cap : 16;
-				cs->v = gp_xrealloc(cs->v, cs->cap * sizeof(*cs->v));
-			}
+			GP_XGROW(cs->v, cs->n, cs->cap, 16);
 			cs->n++;
 		} else {
 			json_decref(cs->v[i].rec);
@@ -861,10 +859,7 @@ static struct creq *creq_get(void)
 		return r;
 	}
 	r = creq_new();
-	if (R.n == R.cap) {
-		R.cap = R.cap ? 2 * R.cap : 64;
-		R.all = gp_xrealloc(R.all, R.cap * sizeof(*R.all));
-	}
+	GP_XGROW(R.all, R.n, R.cap, 64);
 	R.all[R.n++] = r;
 	return r;
 }

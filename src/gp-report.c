@@ -23,6 +23,7 @@
 #include "log.h"
 #include "ndjson.h"
 #include "child.h"
+#include "vec.h"
 #include "banned.h"
 
 static const char usage[] =
@@ -229,10 +230,7 @@ static void add_request(struct model *m, const json_t *o)
 {
 	struct req *q;
 
-	if (m->nq == m->capq) {
-		m->capq = m->capq ? 2 * m->capq : 1024;
-		m->q = gp_xrealloc(m->q, m->capq * sizeof(*m->q));
-	}
+	GP_XGROW(m->q, m->nq, m->capq, 1024);
 	q = &m->q[m->nq++];
 	q->arm = arm_index(m, str(o, "arm", ""));
 	q->rate = num(o, "rate_rps");
@@ -247,10 +245,7 @@ static void add_run(struct model *m, const json_t *o)
 
 	if (!run || !arm)
 		return;
-	if (m->nri == m->capri) {
-		m->capri = m->capri ? 2 * m->capri : 64;
-		m->ri = gp_xrealloc(m->ri, m->capri * sizeof(*m->ri));
-	}
+	GP_XGROW(m->ri, m->nri, m->capri, 64);
 	m->ri[m->nri].run = gp_xstrdup(run);
 	m->ri[m->nri].arm = gp_xstrdup(arm);
 	m->ri[m->nri].rate = num(o, "rate_rps");
@@ -283,10 +278,7 @@ static void load(struct model *m, char **paths, int n)
 			json_decref(o);
 			continue;
 		}
-		if (m->nr == m->capr) {
-			m->capr = m->capr ? 2 * m->capr : 256;
-			m->r = gp_xrealloc(m->r, m->capr * sizeof(*m->r));
-		}
+		GP_XGROW(m->r, m->nr, m->capr, 256);
 		m->r[m->nr].o = o;
 		m->r[m->nr].type = type;
 		m->r[m->nr].file = gp_xstrdup(file);

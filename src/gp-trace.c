@@ -25,6 +25,7 @@
 #include "ndjson.h"
 #include "stats.h"
 #include "trace.h"
+#include "vec.h"
 #include "banned.h"
 
 static const char usage[] =
@@ -788,10 +789,7 @@ struct dvec {
 
 static void dvec_push(struct dvec *d, double x)
 {
-	if (d->n == d->cap) {
-		d->cap = d->cap ? d->cap * 2 : 1024;
-		d->v = gp_xrealloc(d->v, d->cap * sizeof(*d->v));
-	}
+	GP_XGROW(d->v, d->n, d->cap, 1024);
 	d->v[d->n++] = x;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "doc.h"
+#include "vec.h"
 #include "banned.h"
 
 enum kind { B_HEADING, B_PARA, B_ITEM, B_PRE, B_TABLE, B_FIGURE };
@@ -59,15 +60,13 @@ static struct block *add(struct gp_doc *d, enum kind k)
 	if (d->failed)
 		return NULL;
 	if (d->n == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 32;
-		struct block *nb = realloc(d->b, cap * sizeof(*nb));
+		struct block *nb = gp_grow(d->b, &d->cap, d->n + 1, sizeof(*nb), 32);
 
 		if (!nb) {
 			d->failed = 1;
 			return NULL;
 		}
 		d->b = nb;
-		d->cap = cap;
 	}
 	memset(&d->b[d->n], 0, sizeof(d->b[0]));
 	d->b[d->n].kind = k;
@@ -161,8 +160,7 @@ static void push_cell(struct gp_doc *d, struct block *b, char *s)
 	if (!s)
 		return;
 	if (b->ncells == b->capcells) {
-		size_t cap = b->capcells ? 2 * b->capcells : 16;
-		char **nc = realloc(b->cells, cap * sizeof(*nc));
+		char **nc = gp_grow(b->cells, &b->capcells, b->ncells + 1, sizeof(*nc), 16);
 
 		if (!nc) {
 			free(s);
@@ -170,7 +168,6 @@ static void push_cell(struct gp_doc *d, struct block *b, char *s)
 			return;
 		}
 		b->cells = nc;
-		b->capcells = cap;
 	}
 	b->cells[b->ncells++] = s;
 }

@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "openai.h"
 #include "stream.h"
+#include "vec.h"
 #include "banned.h"
 
 static const char *const names[GP_STREAM_NCLASS] = {
@@ -212,13 +213,11 @@ int gp_stream_on_body(struct gp_stream *s, long status, const char *buf, size_t 
 static void add_itl(struct gp_stream *s, float ms)
 {
 	if (s->itl_n == s->itl_cap) {
-		size_t nc = s->itl_cap ? s->itl_cap * 2 : 64;
-		float *p = realloc(s->itl, nc * sizeof(*p));
+		float *p = gp_grow(s->itl, &s->itl_cap, s->itl_n + 1, sizeof(*p), 64);
 
 		if (!p)
 			return;		/* the gap is lost, the measurement is not */
 		s->itl = p;
-		s->itl_cap = nc;
 	}
 	s->itl[s->itl_n++] = ms;
 }
