@@ -745,7 +745,7 @@ struct step {
 	long sent, sent_hold, due_hold, ok, failed, cut, inflight, peak_inflight, capped;
 	long by_err[GP_STREAM_NCLASS];
 	struct gp_calib_window win;
-	struct gp_pace_hist lat;
+	struct gp_hist lat;
 	double q_slope, q_growth, q_mean;
 	long q_n;
 	int diverging, late;
@@ -912,7 +912,7 @@ static void send_one(struct step *st, int64_t due, int64_t now)
 	if (gp_stream_start(&r->s, G.post_url, r->body.p, r->body.len, r->xh, 1))
 		gp_die(GP_EXIT_SOFTWARE, "libcurl refused a transfer");
 	r->running = 1;
-	gp_pace_hist_add(&st->lat, now - due);
+	gp_hist_add(&st->lat, now - due);
 	st->sent++;
 	if (due >= st->w0 && due < st->w1 && (double)(now - due) <= G.P.late_ms * 1e6)
 		st->sent_hold++;	/* offered: due in the hold and sent on time */
@@ -961,7 +961,7 @@ static int run_step(struct step *st, long k, int rerun)
 	st->w0 = st->t_start + (int64_t)(G.P.warmup_s * 1e9);
 	st->w1 = st->w0 + (int64_t)(st->hold_s * 1e9);
 	gp_calib_window_init(&st->win, st->w0, st->w1);
-	gp_pace_hist_init(&st->lat);
+	gp_hist_init(&st->lat);
 	for (;;) {
 		int64_t due = st->t_start + i * gap;
 
@@ -995,7 +995,7 @@ static int run_step(struct step *st, long k, int rerun)
 	st->offered_rps = gp_calib_offered(st->target_rps, st->sent_hold, st->due_hold);
 	st->delivered_tok_s = gp_calib_window_tok_s(&st->win, G.role);
 	step_queue(st);
-	st->late = gp_calib_late(&G.P, gp_pace_hist_quantile(&st->lat, 0.99) / 1e6, st->capped);
+	st->late = gp_calib_late(&G.P, gp_hist_quantile(&st->lat, 0.99) / 1e6, st->capped);
 	G.attempted += st->sent;
 	G.failed += st->failed;
 	return st->interrupted ? -1 : 0;
@@ -1033,7 +1033,7 @@ static json_t *by_error(const long *by)
 static void emit_step(const struct step *st, double gain, int suspect, const char *verdict)
 {
 	json_t *o = base_record("calib_step");
-	double p99 = gp_pace_hist_quantile(&st->lat, 0.99) / 1e6;
+	double p99 = gp_hist_quantile(&st->lat, 0.99) / 1e6;
 
 	set(o, "step", json_integer(st->k));
 	set(o, "rerun", json_boolean(st->rerun));

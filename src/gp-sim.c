@@ -49,6 +49,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "hash.h"
+#include "hist.h"
 #include "kvcache.h"
 #include "log.h"
 #include "openai.h"
@@ -162,8 +163,6 @@ struct backend {
 	struct gp_prom_hist lag;	/* token pacing lag, seconds */
 };
 
-#define LAG_BUCKETS 200000		/* 1 µs resolution up to 200 ms */
-
 struct sim {
 	struct opts o;
 	struct event_base *base;
@@ -178,7 +177,7 @@ struct sim {
 	struct evhttp *rhttp;		/* the router (--router), or NULL */
 	struct gp_router router;
 	/* pacing statistics */
-	uint64_t lag_hist[LAG_BUCKETS + 1];
+	struct gp_hist lag_hist;		/* every token's lag (hist.h) */
 	uint64_t lag_n, events, content_events;
 	uint64_t slow_readers;		/* streams closed for not reading */
 	uint64_t timer_cbs;		/* engine timer callbacks */
@@ -512,15 +511,13 @@ static void record_lag(struct stream *s, int64_t t_sched, int64_t now)
 {
 	struct sim *sim = s->b->sim;
 	int64_t lag = now - t_sched;
-	int64_t us;
 
 	if (lag < 0)
 		lag = 0;
 	if (lag > s->lag_max_ns)
 		s->lag_max_ns = lag;
 	gp_prom_hist_observe(&s->b->lag, (double)lag / 1e9);
-	us = lag / 1000;
-	sim->lag_hist[us < LAG_BUCKETS ? us : LAG_BUCKETS]++;
+	gp_hist_add(&sim->lag_hist, lag);
 	lag_window(sim, lag, now);
 	sim->lag_n++;
 	sim->lag_sum_ms += (double)lag / 1e6;
@@ -1311,21 +1308,10 @@ static void router_setup(struct sim *sim)
 
 /* ---- stats, shutdown ---- */
 
+/* Type 7 (hist.h), in ms; 0 before the first token. */
 static double lag_quantile(const struct sim *sim, double q)
 {
-	uint64_t want, cum = 0;
-
-	if (!sim->lag_n)
-		return 0;
-	want = (uint64_t)ceil(q * (double)sim->lag_n);
-	if (want < 1)
-		want = 1;
-	for (size_t i = 0; i <= LAG_BUCKETS; i++) {
-		cum += sim->lag_hist[i];
-		if (cum >= want)
-			return (double)i / 1e3;	/* lower edge of the 1 µs bucket, in ms */
-	}
-	return gp_ns_to_ms(sim->lag_max_ns);
+	return sim->lag_n ? gp_hist_quantile(&sim->lag_hist, q) / 1e6 : 0;
 }
 
 static void print_stats(struct sim *sim)

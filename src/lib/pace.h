@@ -29,6 +29,8 @@
 
 #include <stdint.h>
 
+#include "hist.h"
+
 #include "rng.h"
 
 enum { GP_PACE_ASIS, GP_PACE_RESCALE, GP_PACE_POISSON };
@@ -72,29 +74,10 @@ static inline int gp_pace_in_shard(unsigned long index, long i, long n)
  */
 int64_t gp_pace_mono_of_epoch(double epoch_s, int64_t now_mono_ns, int64_t now_wall_ns);
 
-/*
- * Lateness histogram: constant memory for any number of samples.  Values are
- * nanoseconds >= 0 (negative values count as 0).  Below 128 ns every value
- * has its own bin; above, each power of two is split into 64 bins, so a value
- * is known within 1/64 of itself and the bin midpoint within 1/128 (0.8 %).
- * The maximum is kept exactly.
- */
-#define GP_PACE_HIST_OCTAVES 40	/* 128 ns · 2^40: beyond a day; larger values clamp */
-#define GP_PACE_HIST_BINS (128 + GP_PACE_HIST_OCTAVES * 64)
-
-struct gp_pace_hist {
-	uint64_t count;
-	int64_t max_ns;
-	uint64_t bin[GP_PACE_HIST_BINS];
-};
-
-void gp_pace_hist_init(struct gp_pace_hist *h);
-void gp_pace_hist_add(struct gp_pace_hist *h, int64_t ns);
-/*
- * Quantile q in [0, 1] in nanoseconds, type 7 (linear between order
- * statistics, each taken at its bin's midpoint; the largest order statistic
- * is the exact maximum).  NaN when empty.
- */
-double gp_pace_hist_quantile(const struct gp_pace_hist *h, double q);
+/* The lateness histogram is hist.h's; these names remain for its callers. */
+#define gp_pace_hist gp_hist
+#define gp_pace_hist_init gp_hist_init
+#define gp_pace_hist_add gp_hist_add
+#define gp_pace_hist_quantile gp_hist_quantile
 
 #endif
