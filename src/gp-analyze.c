@@ -677,7 +677,6 @@ static void read_input(struct state *s, const struct gp_slo *slo, char **paths, 
 	struct gp_input in;
 	char *line;
 	size_t len;
-	json_error_t jerr;
 	/* GP_ANALYZE_SLOW=1 turns the fast path off (the tests compare both). */
 	const char *slow = getenv("GP_ANALYZE_SLOW");
 	int e, fast = !(slow && *slow && strcmp(slow, "0"));
@@ -695,12 +694,7 @@ static void read_input(struct state *s, const struct gp_slo *slo, char **paths, 
 			add_request(s, slo, &r, file, ln);
 			continue;
 		}
-		o = json_loadb(line, len, 0, &jerr);
-		if (!o)
-			gp_die_at(GP_EXIT_DATAERR, file, ln, "not valid JSON (column %d): %s",
-				  jerr.column, jerr.text);
-		if (!json_is_object(o))
-			gp_die_at(GP_EXIT_DATAERR, file, ln, "record is not a JSON object");
+		o = gp_input_need_object(&in, line, len);
 		type = gp_json_type(o);
 		if (!type)
 			gp_die_at(GP_EXIT_DATAERR, file, ln, "field 'type' is missing");

@@ -315,25 +315,18 @@ static int trace_next(struct trace_in *t, json_t **o, struct gp_trace_rec *rec, 
 {
 	char *line, err[256];
 	size_t len, i;
-	json_error_t jerr;
 	int e = gp_input_next(&t->in, &line, &len);
 
 	if (e == GP_NDJSON_EOF)
 		return 0;
 	if (e < 0)
-		gp_die_at(GP_EXIT_DATAERR, in_name(t), gp_input_line(&t->in), "%s",
-			  gp_input_strerror(&t->in, e));
+		gp_input_failed(&t->in, e);
 	if (digest) {
 		/* FNV-1a 64 over every record line as read (decompressed, without
 		 * its line ending) followed by "\n". */
 		*digest = gp_fnv1a64(gp_fnv1a64(*digest, line, len), "\n", 1);
 	}
-	*o = json_loadb(line, len, 0, &jerr);
-	if (!*o)
-		gp_die_at(GP_EXIT_DATAERR, in_name(t), gp_input_line(&t->in),
-			  "not valid JSON (column %d): %s", jerr.column, jerr.text);
-	if (!json_is_object(*o))
-		gp_die_at(GP_EXIT_DATAERR, in_name(t), gp_input_line(&t->in), "record is not a JSON object");
+	*o = gp_input_need_object(&t->in, line, len);
 	if (gp_trace_parse(rec, *o, err, sizeof(err)))
 		gp_die_at(GP_EXIT_DATAERR, in_name(t), gp_input_line(&t->in), "%s", err);
 	for (i = 0; rec->id[i]; i++)
@@ -351,6 +344,8 @@ static int trace_next(struct trace_in *t, json_t **o, struct gp_trace_rec *rec, 
 static void trace_open(struct trace_in *t)
 {
 	gp_input_init(&t->in, t->paths, t->npaths);
+	if (t->spool_fd >= 0)
+		t->in.shown = "-";	/* the spool's /proc path is no name to show */
 }
 
 /*

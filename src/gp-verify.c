@@ -194,7 +194,6 @@ static void check_stop(void)
 /* Read the next record: its raw line and its parsed object (caller decrefs). */
 static int next_record(struct gp_input *in, char **line, size_t *len, json_t **obj)
 {
-	json_error_t je;
 	int e;
 
 	check_stop();
@@ -204,13 +203,7 @@ static int next_record(struct gp_input *in, char **line, size_t *len, json_t **o
 		return 0;
 	if (e < 0)
 		gp_input_failed(in, e);
-	*obj = json_loadb(*line, *len, 0, &je);
-	if (!*obj)
-		gp_die_at(GP_EXIT_DATAERR, gp_input_name(in), gp_input_line(in),
-			  "not valid JSON (column %d): %s", je.column, je.text);
-	if (!json_is_object(*obj))
-		gp_die_at(GP_EXIT_DATAERR, gp_input_name(in), gp_input_line(in),
-			  "record is not a JSON object");
+	*obj = gp_input_need_object(in, *line, *len);
 	if (!gp_json_type(*obj))
 		gp_die_at(GP_EXIT_DATAERR, gp_input_name(in), gp_input_line(in),
 			  "field 'type' is missing");

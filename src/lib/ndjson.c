@@ -7,14 +7,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "json.h"
 #include "ndjson.h"
 
 #define READ_CHUNK (256u << 10)
 
+#define RAW_CHUNK (64u << 10)
+
 void gp_ndjson_init(struct gp_ndjson *r)
 {
 	memset(r, 0, sizeof(*r));
+	r->fd = -1;
 	r->max_line = GP_NDJSON_MAX_LINE;
 	r->name = "-";
 }
@@ -32,17 +36,128 @@ int gp_ndjson_open(struct gp_ndjson *r, const char *path)
 	}
 	if (fd < 0)
 		return GP_NDJSON_EOPEN;
-	r->gz = gzdopen(fd, "rb");
-	if (!r->gz) {
+	r->raw = malloc(RAW_CHUNK);
+	if (!r->raw) {
 		close(fd);
 		errno = ENOMEM;
 		return GP_NDJSON_EOPEN;
 	}
-	gzbuffer(r->gz, READ_CHUNK);
+	r->fd = fd;
+	r->mode = 0;
+	r->in_member = 0;
+	r->raw_eof = 0;
+	r->raw_len = r->raw_off = 0;
+	r->z.next_in = r->raw;
+	r->z.avail_in = 0;
 	r->line = 0;
 	r->start = r->end = 0;
-	r->eof = 0;
+	r->eof = r->pending = 0;
 	return 0;
+}
+
+/* Keep the unused raw bytes, read more after them: 1 read, 0 EOF, <0 error. */
+static int raw_more(struct gp_ndjson *r)
+{
+	size_t keep = r->z.avail_in, used = r->raw_len - keep;
+	ssize_t got;
+
+	if (r->raw_eof)
+		return 0;
+	memmove(r->raw, r->z.next_in, keep);
+	r->raw_off += used;
+	r->raw_len = keep;
+	do
+		got = read(r->fd, r->raw + keep, RAW_CHUNK - keep);
+	while (got < 0 && errno == EINTR);
+	r->z.next_in = r->raw;
+	if (got < 0)
+		return GP_NDJSON_EREAD;
+	if (got == 0)
+		r->raw_eof = 1;
+	r->raw_len += (size_t)got;
+	r->z.avail_in = (uInt)r->raw_len;
+	return got > 0;
+}
+
+/* At least two raw bytes unused, unless the file ends first.  0 or <0. */
+static int raw_two(struct gp_ndjson *r)
+{
+	int e;
+
+	while (r->z.avail_in < 2)
+		if ((e = raw_more(r)) <= 0)
+			return e;
+	return 0;
+}
+
+static int at_gzip_magic(const struct gp_ndjson *r)
+{
+	return r->z.avail_in >= 2 && r->z.next_in[0] == 0x1f && r->z.next_in[1] == 0x8b;
+}
+
+/* Between gzip members: start the next one, or end cleanly at EOF. */
+static int next_member(struct gp_ndjson *r)
+{
+	int e = raw_two(r);
+
+	if (e < 0)
+		return e;
+	if (!r->z.avail_in)
+		return 0;
+	if (!at_gzip_magic(r)) {
+		r->trail_at = r->raw_off + (unsigned long long)(r->z.next_in - r->raw);
+		return GP_NDJSON_ETRAIL;
+	}
+	if (inflateReset(&r->z) != Z_OK)
+		return GP_NDJSON_EREAD;
+	r->in_member = 1;
+	return 1;
+}
+
+/* Inflate into dst[0..n): bytes made (> 0), 0 at a clean end, or < 0. */
+static int inflate_some(struct gp_ndjson *r, char *dst, size_t n)
+{
+	for (;;) {
+		int rc, e;
+
+		if (!r->in_member && (e = next_member(r)) <= 0)
+			return e;
+		if (!r->z.avail_in && (e = raw_more(r)) <= 0)
+			return e < 0 ? e : GP_NDJSON_ETRUNC;
+		r->z.next_out = (unsigned char *)dst;
+		r->z.avail_out = (uInt)n;
+		rc = inflate(&r->z, Z_NO_FLUSH);
+		if (rc == Z_STREAM_END)
+			r->in_member = 0;
+		else if (rc != Z_OK && rc != Z_BUF_ERROR)
+			return GP_NDJSON_EREAD;
+		if (r->z.avail_out < n)
+			return (int)(n - r->z.avail_out);
+	}
+}
+
+/* Decoded bytes into dst[0..n): count (> 0), 0 at end of file, or < 0. */
+static int decode(struct gp_ndjson *r, char *dst, size_t n)
+{
+	int e;
+
+	if (!r->mode) {
+		if ((e = raw_two(r)) < 0)
+			return e;
+		r->mode = at_gzip_magic(r) ? 2 : 1;
+		if (r->mode == 2 && inflateInit2(&r->z, 15 + 16) != Z_OK)
+			return GP_NDJSON_ENOMEM;
+	}
+	if (r->mode == 2)
+		return inflate_some(r, dst, n);
+	if (!r->z.avail_in && (e = raw_more(r)) <= 0)
+		return e;
+	if (n > r->z.avail_in)
+		n = r->z.avail_in;
+	memcpy(dst, r->z.next_in, n);
+	r->z.next_in += n;
+	r->z.avail_in -= (uInt)n;
+	return (int)n;
 }
 
 /* Make room for at least READ_CHUNK more bytes after end. */
@@ -89,24 +204,18 @@ int gp_ndjson_next(struct gp_ndjson *r, char **line, size_t *len)
 			if (e)
 				return e;
 			scan = r->start + off;
-			int got = gzread(r->gz, r->buf + r->end, READ_CHUNK);
-			if (got < 0)
-				return GP_NDJSON_EREAD;
-			if (got == 0) {
-				int zerr;
-				gzerror(r->gz, &zerr);
-				if (zerr != Z_OK && zerr != Z_BUF_ERROR)
-					return GP_NDJSON_EREAD;
-				/* A truncated gzip member reads as Z_BUF_ERROR at EOF. */
-				if (zerr == Z_BUF_ERROR)
-					return GP_NDJSON_EREAD;
-				r->eof = 1;
+			int got = decode(r, r->buf + r->end, READ_CHUNK);
+			if (got < 0) {
+				r->pending = got;	/* after the whole lines read so far */
+				got = 0;
 			}
+			if (got == 0)
+				r->eof = 1;
 			r->end += (size_t)got;
 			continue;
 		}
-		if (!nl && r->start == r->end)
-			return GP_NDJSON_EOF;
+		if (!nl && (r->start == r->end || r->pending))
+			return r->pending ? r->pending : GP_NDJSON_EOF;
 		s = r->buf + r->start;
 		if (nl) {
 			n = (size_t)(nl - s);
@@ -137,10 +246,15 @@ int gp_ndjson_next(struct gp_ndjson *r, char **line, size_t *len)
 
 void gp_ndjson_release(struct gp_ndjson *r)
 {
-	if (r->gz)
-		gzclose(r->gz);
+	if (r->mode == 2)
+		inflateEnd(&r->z);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->raw);
 	free(r->buf);
-	r->gz = NULL;
+	r->fd = -1;
+	r->mode = 0;
+	r->raw = NULL;
 	r->buf = NULL;
 	r->cap = r->start = r->end = 0;
 }
@@ -175,6 +289,10 @@ int gp_input_next(struct gp_input *in, char **line, size_t *len)
 			in->open = 1;
 		}
 		int e = gp_ndjson_next(&in->cur, line, len);
+		if (e == GP_NDJSON_ETRAIL)
+			snprintf(in->errmsg, sizeof(in->errmsg),
+				 "byte %llu: data after the gzip member is not gzip "
+				 "(plain records appended to a .gz?)", in->cur.trail_at);
 		if (e != GP_NDJSON_EOF)
 			return e;
 		/* Keep the name for messages after EOF; release buffers. */
@@ -189,16 +307,12 @@ int gp_input_next(struct gp_input *in, char **line, size_t *len)
 	}
 }
 
-int gp_input_next_json(struct gp_input *in, json_t **out)
+/* line as a JSON object in *out, or GP_NDJSON_EJSON with in->errmsg set. */
+static int parse_object(struct gp_input *in, const char *line, size_t len, json_t **out)
 {
-	char *line;
-	size_t len;
 	json_error_t jerr;
-	int e = gp_input_next(in, &line, &len);
-
-	if (e != GP_NDJSON_LINE)
-		return e;
 	json_t *v = json_loadb(line, len, 0, &jerr);
+
 	if (!v) {
 		snprintf(in->errmsg, sizeof(in->errmsg), "not valid JSON (column %d): %s",
 			 jerr.column, jerr.text);
@@ -213,6 +327,27 @@ int gp_input_next_json(struct gp_input *in, json_t **out)
 	return GP_NDJSON_LINE;
 }
 
+int gp_input_next_json(struct gp_input *in, json_t **out)
+{
+	char *line;
+	size_t len;
+	int e = gp_input_next(in, &line, &len);
+
+	if (e != GP_NDJSON_LINE)
+		return e;
+	return parse_object(in, line, len, out);
+}
+
+json_t *gp_input_need_object(struct gp_input *in, const char *line, size_t len)
+{
+	json_t *o = NULL;
+	int e = parse_object(in, line, len, &o);
+
+	if (e < 0)
+		gp_input_failed(in, e);
+	return o;
+}
+
 void gp_input_release(struct gp_input *in)
 {
 	if (in->open)
@@ -225,7 +360,10 @@ const char *gp_input_strerror(const struct gp_input *in, int err)
 	switch (err) {
 	case GP_NDJSON_EOPEN:
 	case GP_NDJSON_EJSON:
+	case GP_NDJSON_ETRAIL:
 		return in->errmsg;
+	case GP_NDJSON_ETRUNC:
+		return "corrupt gzip data: cut short (truncated file?)";
 	case GP_NDJSON_EREAD:
 		return "read error or corrupt gzip data";
 	case GP_NDJSON_ETOOLONG:

@@ -4,7 +4,11 @@
  *
  * Input: gp_input iterates over the files named on the command line, or stdin
  * when there are none ("-" also means stdin).  Each file may be plain or gzip
- * (concatenated members too); CRLF and a missing final newline are accepted;
+ * (concatenated members too; zlib inflate, member by member).  Bytes after a
+ * gzip member that do not start another member (plain NDJSON appended to a
+ * .gz, garbage) are an error naming their byte offset (GP_NDJSON_ETRAIL), as
+ * is a member cut short (GP_NDJSON_ETRUNC): zlib's gzread would drop the
+ * first silently and the records with it.  CRLF and a missing final newline are accepted;
  * blank lines are skipped.  A line longer than GP_NDJSON_MAX_LINE bytes is an
  * error.  The line returned by gp_input_next() is borrowed: valid until the
  * next call; it is NUL-terminated and without its line ending.
@@ -31,15 +35,26 @@ enum {
 	GP_NDJSON_ETOOLONG = -3,	/* line over GP_NDJSON_MAX_LINE */
 	GP_NDJSON_EJSON = -4,	/* line is not a JSON object */
 	GP_NDJSON_ENOMEM = -5,
+	GP_NDJSON_ETRAIL = -6,	/* bytes after a gzip member that are not gzip */
+	GP_NDJSON_ETRUNC = -7,	/* gzip member cut short */
 };
 
 struct gp_ndjson {
-	gzFile gz;
+	int fd;			/* -1: closed */
+	int mode;		/* 0 not yet known, 1 plain, 2 gzip */
+	int in_member;		/* gzip: inside a member (inflate running) */
+	int raw_eof;
+	z_stream z;		/* z.next_in/avail_in: raw bytes not yet used */
+	unsigned char *raw;	/* raw (file) bytes */
+	size_t raw_len;		/* bytes in raw[] */
+	unsigned long long raw_off;	/* file offset of raw[0] */
+	unsigned long long trail_at;	/* GP_NDJSON_ETRAIL: its byte offset */
 	const char *name;	/* for messages: the path, or "-" (stdin) */
 	unsigned long line;	/* number of the line last returned (1-based) */
 	char *buf;		/* holds the buffered bytes */
 	size_t cap, start, end;	/* buf[start..end) not yet consumed */
 	int eof;
+	int pending;		/* read error held until the whole lines before it are returned */
 	size_t max_line;
 };
 
@@ -56,6 +71,7 @@ struct gp_input {
 	struct gp_ndjson cur;
 	int open;
 	char errmsg[256];	/* filled on a negative return */
+	const char *shown;	/* name in messages instead of the path, or NULL */
 };
 
 /* Iterate over paths[0..n), or stdin when n == 0. */
@@ -68,11 +84,22 @@ int gp_input_next(struct gp_input *in, char **line, size_t *len);
  */
 int gp_input_next_json(struct gp_input *in, json_t **out);
 /* Where the last line came from, for messages. */
-static inline const char *gp_input_name(const struct gp_input *in) { return in->cur.name; }
+static inline const char *gp_input_name(const struct gp_input *in)
+{
+	return in->shown ? in->shown : in->cur.name;
+}
 static inline unsigned long gp_input_line(const struct gp_input *in) { return in->cur.line; }
 void gp_input_release(struct gp_input *in);
 /* Human text for a negative return (uses in->errmsg when set). */
 const char *gp_input_strerror(const struct gp_input *in, int err);
+
+/*
+ * Tool support: line (read from in) parsed as a JSON object, a new
+ * reference; not valid JSON or not an object dies through gp_input_failed
+ * (cli.h) with the one wording ("not valid JSON (column N): …", "record is
+ * not a JSON object").
+ */
+json_t *gp_input_need_object(struct gp_input *in, const char *line, size_t len);
 
 struct gp_out {
 	FILE *f;

@@ -38,6 +38,8 @@ static void write_gz(const char *name, const char *data, size_t len, const char 
 	gzclose(g);
 }
 
+static int lines_before;	/* lines read_all returned before its error */
+
 /* Read all lines of one file; returns count or the negative error. */
 static int read_all(const char *file, char out[][64], int max, unsigned long *lastline)
 {
@@ -56,6 +58,7 @@ static int read_all(const char *file, char out[][64], int max, unsigned long *la
 	}
 	if (lastline)
 		*lastline = r.line;
+	lines_before = n;
 	gp_ndjson_release(&r);
 	return e < 0 ? e : n;
 }
@@ -117,11 +120,49 @@ int main(void)
 		size_t zn = fread(zbuf, 1, sizeof(zbuf), f);
 		fclose(f);
 		write_file("trunc.gz", zbuf, zn / 2);
-		ok(read_all(path("trunc.gz"), got, 16, NULL) == GP_NDJSON_EREAD, "truncated gzip is a read error");
+		ok(read_all(path("trunc.gz"), got, 16, NULL) == GP_NDJSON_ETRUNC, "truncated gzip is an error (cut short)");
+		ok(lines_before > 10 && lines_before < 800, "the whole lines before the cut are returned first (%d)",
+		   lines_before);
 		zbuf[zn / 2] ^= 0x55;
 		zbuf[zn / 2 + 1] ^= 0x55;
 		write_file("corrupt.gz", zbuf, zn);
 		ok(read_all(path("corrupt.gz"), got, 16, NULL) == GP_NDJSON_EREAD, "corrupt gzip is a read error");
+	}
+
+	/* After a gzip member: another member is read, anything else is an error
+	 * naming its byte offset, after the member's lines. */
+	{
+		char zbuf[256];
+		size_t zn;
+		FILE *f;
+
+		write_gz("one.gz", three, strlen(three), "wb");
+		f = fopen(path("one.gz"), "rb");
+		zn = fread(zbuf, 1, sizeof(zbuf), f);
+		fclose(f);
+		memcpy(zbuf + zn, "{\"a\":4}\n", 8);
+		write_file("gzplain.gz", zbuf, zn + 8);
+		{
+			struct gp_ndjson r;
+			char *line;
+			size_t len;
+			int n = 0, e;
+
+			gp_ndjson_init(&r);
+			gp_ndjson_open(&r, path("gzplain.gz"));
+			while ((e = gp_ndjson_next(&r, &line, &len)) == GP_NDJSON_LINE)
+				n++;
+			is_int(e, GP_NDJSON_ETRAIL, ".gz + plain NDJSON: trailing-data error");
+			is_int(n, 3, ".gz + plain: the member's three lines first");
+			is_int(r.trail_at, zn, ".gz + plain: offset is the member's size");
+			gp_ndjson_release(&r);
+		}
+		zbuf[zn] = 'x';
+		write_file("gzbyte.gz", zbuf, zn + 1);
+		is_int(read_all(path("gzbyte.gz"), got, 16, NULL), GP_NDJSON_ETRAIL, ".gz + one garbage byte: error");
+		write_gz("two.gz", three, strlen(three), "ab");
+		write_gz("two.gz", three, strlen(three), "ab");
+		is_int(read_all(path("two.gz"), got, 16, NULL), 6, ".gz + .gz: both members read");
 	}
 
 	/* Long lines: over the limit is an error naming the line; long but under is fine. */
