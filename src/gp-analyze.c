@@ -672,7 +672,7 @@ static void note_url(const json_t *o)
 }
 
 static void read_input(struct state *s, const struct gp_slo *slo, char **paths, int n,
-		       FILE *spool)
+		       struct gp_spool *spool)
 {
 	struct gp_input in;
 	char *line;
@@ -688,7 +688,7 @@ static void read_input(struct state *s, const struct gp_slo *slo, char **paths, 
 		struct reqf r;
 		json_t *o;
 
-		if (spool && (fwrite(line, 1, len, spool) != len || putc('\n', spool) == EOF))
+		if (spool && gp_spool_put(spool, line, len))
 			gp_die(GP_EXIT_SOFTWARE, "cannot spool the pass-through: %s", strerror(errno));
 		if (fast && fast_request(line, len, &r)) {
 			add_request(s, slo, &r, file, ln);
@@ -1920,10 +1920,11 @@ static double check_opts(const struct opts *op)
 
 /* Read: the SLO, then the request records of the inputs, grouped and sorted.
  * With --pass the input lines are kept in a spool, returned (else NULL). */
-static FILE *read_runs(const struct opts *op, struct slo_info *si, struct state *s,
-		       char **paths, int npaths)
+static struct gp_spool *read_runs(const struct opts *op, struct slo_info *si, struct state *s,
+				   char **paths, int npaths)
 {
-	FILE *spool = NULL;
+	static struct gp_spool pass;
+	struct gp_spool *spool = NULL;
 
 	si->slo.single = op->single;
 	if (op->baseline) {
@@ -1933,7 +1934,7 @@ static FILE *read_runs(const struct opts *op, struct slo_info *si, struct state 
 		si->slo.tpot_ms = op->tpot_slo;
 	}
 	s->runmap = json_object();
-	if (op->pass && !(spool = tmpfile()))
+	if (op->pass && gp_spool_open(spool = &pass))
 		gp_die(GP_EXIT_SOFTWARE, "cannot create the pass-through spool: %s", strerror(errno));
 	read_input(s, &si->slo, paths, npaths, spool);
 	if (!s->saw_validity && !op->no_validity)
@@ -1948,21 +1949,17 @@ static FILE *read_runs(const struct opts *op, struct slo_info *si, struct state 
 }
 
 /* The spooled input lines out first, as they came (--pass). */
-static void emit_spool(struct gp_out *out, FILE *spool)
+static void emit_spool(struct gp_out *out, struct gp_spool *spool)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t got;
+	char *line;
+	size_t len;
 
-	rewind(spool);
-	while ((got = getline(&line, &cap, spool)) > 0) {
-		if (line[got - 1] == '\n')
-			got--;
-		if (gp_out_line(out, line, (size_t)got))
+	if (gp_spool_rewind(spool))
+		gp_die(GP_EXIT_SOFTWARE, "cannot spool the pass-through: %s", strerror(errno));
+	while (gp_spool_next(spool, &line, &len) == GP_NDJSON_LINE)
+		if (gp_out_line(out, line, len))
 			gp_output_failed(out);
-	}
-	free(line);
-	fclose(spool);
+	gp_spool_close(spool);
 }
 
 /* Decide and emit: the SLO, good fractions, summaries, verdicts, knees. */
@@ -2002,7 +1999,7 @@ int main(int argc, char **argv)
 	struct slo_info si = {.origin = "fixed"};
 	struct state s = {0};
 	struct an a = {.op = &op, .s = &s};
-	FILE *spool;
+	struct gp_spool *spool;
 	double accel;
 
 	gp_log_init(argv[0]);

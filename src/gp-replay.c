@@ -355,44 +355,24 @@ static void trace_open(struct trace_in *t)
  */
 static void trace_setup(struct trace_in *t, char **paths, int n)
 {
-	static char spool_path[64];
+	static struct gp_spool spool;
 	static char *spool_paths[1];
-	struct stat st;
-	char tmpl[4096], buf[1 << 16];
-	const char *dir = getenv("TMPDIR");
-	ssize_t r;
-	int fd;
 
 	t->spool_fd = -1;
 	t->paths = paths;
 	t->npaths = n;
 	if (n > 0 && !(n == 1 && !strcmp(paths[0], "-")))
 		return;
-	if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && lseek(STDIN_FILENO, 0, SEEK_CUR) == 0) {
-		snprintf(spool_path, sizeof(spool_path), "/proc/self/fd/%d", STDIN_FILENO);
-		t->spool_fd = STDIN_FILENO;
-	} else {
-		snprintf(tmpl, sizeof(tmpl), "%s/gp-replay.XXXXXX", dir && *dir ? dir : "/tmp");
-		fd = mkstemp(tmpl);
-		if (fd < 0)
-			gp_die(GP_EXIT_SOFTWARE, "cannot create a spool file for stdin: %s", strerror(errno));
-		unlink(tmpl);
-		while ((r = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
-			if (r < 0) {
-				if (errno == EINTR) {
-					if (gp_sig_stop())
-						exit(GP_EXIT_NEGATIVE);
-					continue;
-				}
-				gp_die(GP_EXIT_DATAERR, "-: read error: %s", strerror(errno));
-			}
-			if (write(fd, buf, (size_t)r) != r)
-				gp_die(GP_EXIT_SOFTWARE, "spool file: %s", strerror(errno));
-		}
-		snprintf(spool_path, sizeof(spool_path), "/proc/self/fd/%d", fd);
-		t->spool_fd = fd;
+	switch (gp_spool_stdin(&spool, gp_sig_stop)) {
+	case -1:
+		if (errno == EINTR)
+			exit(GP_EXIT_NEGATIVE);
+		gp_die(GP_EXIT_DATAERR, "-: read error: %s", strerror(errno));
+	case -2:
+		gp_die(GP_EXIT_SOFTWARE, "cannot spool stdin: %s", strerror(errno));
 	}
-	spool_paths[0] = spool_path;
+	t->spool_fd = spool.f ? fileno(spool.f) : STDIN_FILENO;
+	spool_paths[0] = spool.path;
 	t->paths = spool_paths;
 	t->npaths = 1;
 }

@@ -212,11 +212,11 @@ static int next_record(struct gp_input *in, char **line, size_t *len, json_t **o
 
 static FILE *spool_open(void)
 {
-	FILE *f = tmpfile();
+	struct gp_spool s;
 
-	if (!f)
+	if (gp_spool_open(&s))
 		gp_die(GP_EXIT_SOFTWARE, "cannot create a spool file: %s", strerror(errno));
-	return f;
+	return s.f;	/* ndjson.h's spool file, read back here with getline */
 }
 
 static void out_record(struct gp_out *o, json_t *rec)

@@ -375,6 +375,91 @@ const char *gp_input_strerror(const struct gp_input *in, int err)
 	}
 }
 
+/* ---- spool ---- */
+
+int gp_spool_open(struct gp_spool *s)
+{
+	const char *dir = getenv("TMPDIR");
+	char tmpl[4096];
+	int fd, n;
+
+	memset(s, 0, sizeof(*s));
+	n = snprintf(tmpl, sizeof(tmpl), "%s/gp-spool.XXXXXX", dir && *dir ? dir : "/tmp");
+	if (n < 0 || (size_t)n >= sizeof(tmpl)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	unlink(tmpl);
+	s->f = fdopen(fd, "w+");
+	if (!s->f) {
+		close(fd);
+		return -1;
+	}
+	snprintf(s->path, sizeof(s->path), "/proc/self/fd/%d", fd);
+	return 0;
+}
+
+int gp_spool_put(struct gp_spool *s, const char *p, size_t n)
+{
+	return fwrite(p, 1, n, s->f) == n && putc('\n', s->f) != EOF ? 0 : -1;
+}
+
+int gp_spool_rewind(struct gp_spool *s)
+{
+	if (fflush(s->f) || ferror(s->f))
+		return -1;
+	rewind(s->f);
+	return 0;
+}
+
+int gp_spool_next(struct gp_spool *s, char **line, size_t *len)
+{
+	ssize_t got = getline(&s->line, &s->cap, s->f);
+
+	if (got < 0)
+		return ferror(s->f) ? GP_NDJSON_EREAD : GP_NDJSON_EOF;
+	if (got && s->line[got - 1] == '\n')
+		s->line[--got] = '\0';
+	*line = s->line;
+	*len = (size_t)got;
+	return GP_NDJSON_LINE;
+}
+
+int gp_spool_stdin(struct gp_spool *s, int (*stop)(void))
+{
+	struct stat st;
+	char buf[1 << 16];
+	ssize_t r;
+
+	if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && lseek(STDIN_FILENO, 0, SEEK_CUR) == 0) {
+		memset(s, 0, sizeof(*s));
+		snprintf(s->path, sizeof(s->path), "/proc/self/fd/%d", STDIN_FILENO);
+		return 0;
+	}
+	if (gp_spool_open(s))
+		return -2;
+	while ((r = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR && !(stop && stop()))
+			continue;
+		if (r < 0)
+			return -1;
+		if (fwrite(buf, 1, (size_t)r, s->f) != (size_t)r)
+			return -2;
+	}
+	return fflush(s->f) ? -2 : 0;
+}
+
+void gp_spool_close(struct gp_spool *s)
+{
+	if (s->f)
+		fclose(s->f);
+	free(s->line);
+	memset(s, 0, sizeof(*s));
+}
+
 static int ends_with(const char *s, const char *suf)
 {
 	size_t a = strlen(s), b = strlen(suf);

@@ -101,6 +101,34 @@ const char *gp_input_strerror(const struct gp_input *in, int err);
  */
 json_t *gp_input_need_object(struct gp_input *in, const char *line, size_t len);
 
+/*
+ * Spool: lines kept on disk to be read again, in an unlinked temporary file
+ * in $TMPDIR (else /tmp) — constant memory, nothing left behind.  Write with
+ * gp_spool_put (or fprintf to f), gp_spool_rewind, then gp_spool_next returns
+ * the lines in order (borrowed until the next call, without the newline).
+ * gp_spool_stdin makes stdin re-readable by path instead: a regular file is
+ * used in place, anything else is copied into the spool first; path is then
+ * "/proc/self/fd/N" for gp_input.  All return 0, or -1 with errno set.
+ */
+struct gp_spool {
+	FILE *f;
+	char *line;
+	size_t cap;
+	char path[32];
+};
+
+int gp_spool_open(struct gp_spool *s);
+/* n bytes and a newline. */
+int gp_spool_put(struct gp_spool *s, const char *p, size_t n);
+/* -1 when any write failed; then reading starts at the first line. */
+int gp_spool_rewind(struct gp_spool *s);
+/* GP_NDJSON_LINE, GP_NDJSON_EOF or GP_NDJSON_EREAD. */
+int gp_spool_next(struct gp_spool *s, char **line, size_t *len);
+/* Copy stdin (unless a regular file at offset 0): 0, -1 reading stdin
+ * (errno EINTR when stop() said so after a signal), -2 writing the spool. */
+int gp_spool_stdin(struct gp_spool *s, int (*stop)(void));
+void gp_spool_close(struct gp_spool *s);
+
 struct gp_out {
 	FILE *f;
 	gzFile gz;

@@ -165,6 +165,30 @@ int main(void)
 		is_int(read_all(path("two.gz"), got, 16, NULL), 6, ".gz + .gz: both members read");
 	}
 
+	/* Spool: lines come back in order, in $TMPDIR, with nothing left there. */
+	{
+		struct gp_spool sp;
+		char *line, cmd[512];
+		size_t len;
+		int n = 0, same = 1;
+		static const char *const want[] = { "{\"a\":1}", "", "x\ty" };
+
+		setenv("TMPDIR", dir, 1);
+		ok(gp_spool_open(&sp) == 0, "spool: opens in $TMPDIR");
+		for (int i = 0; i < 3; i++)
+			gp_spool_put(&sp, want[i], strlen(want[i]));
+		ok(gp_spool_rewind(&sp) == 0, "spool: rewinds after good writes");
+		while (gp_spool_next(&sp, &line, &len) == GP_NDJSON_LINE) {
+			same &= n < 3 && len == strlen(want[n]) && !strcmp(line, want[n]);
+			n++;
+		}
+		ok(same && n == 3, "spool: the three lines back in order (%d)", n);
+		snprintf(cmd, sizeof(cmd), "ls %s | grep -q gp-spool", dir);
+		ok(system(cmd) != 0, "spool: the file is unlinked at once");
+		gp_spool_close(&sp);
+		unsetenv("TMPDIR");
+	}
+
 	/* Long lines: over the limit is an error naming the line; long but under is fine. */
 	{
 		size_t n = 3u << 20;
