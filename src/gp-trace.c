@@ -23,6 +23,7 @@
 #include "json.h"
 #include "log.h"
 #include "ndjson.h"
+#include "rfc3339.h"
 #include "stats.h"
 #include "trace.h"
 #include "vec.h"
@@ -535,29 +536,6 @@ static int csv_row(struct conv *c, char **f, int ncols, const char *const *names
 	return 1;
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm). */
-static long long days_from_civil(long long y, unsigned m, unsigned d)
-{
-	y -= m <= 2;
-	long long era = (y >= 0 ? y : y - 399) / 400;
-	unsigned yoe = (unsigned)(y - era * 400);
-	unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (long long)doe - 719468;
-}
-
-/* n decimal digits at s into *v; 0 or -1. */
-static int digits(const char *s, int n, long long *v)
-{
-	*v = 0;
-	for (int i = 0; i < n; i++) {
-		if (!isdigit((unsigned char)s[i]))
-			return -1;
-		*v = *v * 10 + (s[i] - '0');
-	}
-	return 0;
-}
-
 /* ".ddddddddd" fraction (1-9 digits used, more ignored) into ns; returns chars used. */
 static int frac_ns(const char *s, long long *ns)
 {
@@ -572,31 +550,6 @@ static int frac_ns(const char *s, long long *ns)
 		scale /= 10;
 	}
 	return i == 1 ? -1 : i;
-}
-
-/*
- * "YYYY-MM-DD HH:MM:SS[.fffffff]" (no zone; read as a naive clock, which is
- * fine because only differences are used) into integer nanoseconds, without
- * floating point, so 100 ns resolution survives.
- */
-static int parse_datetime_ns(const char *s, long long *ns)
-{
-	long long y, mo, d, h, mi, sec, fr;
-	int k;
-
-	if (strlen(s) < 19 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) ||
-	    s[7] != '-' || digits(s + 8, 2, &d) || (s[10] != ' ' && s[10] != 'T') ||
-	    digits(s + 11, 2, &h) || s[13] != ':' || digits(s + 14, 2, &mi) || s[16] != ':' ||
-	    digits(s + 17, 2, &sec))
-		return -1;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
-		return -1;
-	k = frac_ns(s + 19, &fr);
-	if (k < 0 || s[19 + k] != '\0')
-		return -1;
-	*ns = ((days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec)
-	       * 1000000000LL) + fr;
-	return 0;
 }
 
 /* Seconds "123" or "123.5" (>= 0) into integer nanoseconds. */
@@ -633,13 +586,13 @@ static void cmd_azure(const struct opts *o)
 	ncols = csv_header(&c, names, 3, col, 7);
 	out_open(o);
 	while (csv_row(&c, f, ncols, names, col, 3)) {
-		long long ns;
+		int64_t ns;	/* a naive clock: only differences are used */
 		double t_s;
 		char *ts = f[col[0]];
 
 		while (*ts == ' ')
 			ts++;
-		if (parse_datetime_ns(ts, &ns))
+		if (gp_rfc3339_parse_naive(ts, &ns))
 			gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c.in), gp_input_line(&c.in),
 				  "field 'TIMESTAMP' is not a time 'YYYY-MM-DD HH:MM:SS.fffffff': '%.40s'", ts);
 		long in = row_tokens(&c, names[1], f[col[1]]);

@@ -40,40 +40,57 @@ static int64_t days_from_civil(int y, int m, int d)
 	return era * 146097 + doe - 719468;
 }
 
-int gp_rfc3339_parse(const char *s, int64_t *ns)
+/*
+ * "YYYY-MM-DD[Tt ]HH:MM:SS[.frac]" at s: seconds since the epoch of that
+ * clock reading taken as UTC into *t, nanoseconds into *frac; returns the
+ * rest of s, or NULL when it is not such a reading.
+ */
+static const char *parse_clock(const char *s, int64_t *t, int64_t *frac)
 {
 	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0;
-	int64_t frac = 0, t;
+	int y, mo, d, h, mi, sec;
 	const char *p;
 
 	if (!s)
-		return -1;
+		return NULL;
 	if (digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) || s[7] != '-' ||
 	    digits(s + 8, 2, &d))
-		return -1;
+		return NULL;
 	if (s[10] != 'T' && s[10] != 't' && s[10] != ' ')
-		return -1;
+		return NULL;
 	if (digits(s + 11, 2, &h) || s[13] != ':' || digits(s + 14, 2, &mi) ||
 	    s[16] != ':' || digits(s + 17, 2, &sec))
-		return -1;
+		return NULL;
 	if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 60)
-		return -1;
+		return NULL;
 	if (d > mdays[mo - 1] + (mo == 2 && leap(y)))
-		return -1;
+		return NULL;
 	p = s + 19;
+	*frac = 0;
 	if (*p == '.') {
 		int n = 0;
 
 		p++;
 		if (*p < '0' || *p > '9')
-			return -1;
+			return NULL;
 		for (; *p >= '0' && *p <= '9'; p++, n++)
 			if (n < 9)
-				frac = frac * 10 + (*p - '0');
+				*frac = *frac * 10 + (*p - '0');
 		for (; n < 9; n++)
-			frac *= 10;
+			*frac *= 10;
 	}
+	*t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
+	return p;
+}
+
+int gp_rfc3339_parse(const char *s, int64_t *ns)
+{
+	int oh = 0, om = 0, sign = 0;
+	int64_t frac, t;
+	const char *p = parse_clock(s, &t, &frac);
+
+	if (!p)
+		return -1;
 	if (*p == 'Z' || *p == 'z') {
 		p++;
 	} else if (*p == '+' || *p == '-') {
@@ -87,8 +104,18 @@ int gp_rfc3339_parse(const char *s, int64_t *ns)
 	}
 	if (*p)
 		return -1;
-	t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
 	t -= sign * (oh * 3600 + om * 60);
+	*ns = t * 1000000000LL + frac;
+	return 0;
+}
+
+int gp_rfc3339_parse_naive(const char *s, int64_t *ns)
+{
+	int64_t frac, t;
+	const char *p = parse_clock(s, &t, &frac);
+
+	if (!p || *p)
+		return -1;
 	*ns = t * 1000000000LL + frac;
 	return 0;
 }

@@ -18,5 +18,11 @@
  * untouched) when the text is not such a time or a field is out of range.
  */
 int gp_rfc3339_parse(const char *s, int64_t *ns);
+/*
+ * The same date and time without a zone ("YYYY-MM-DD HH:MM:SS[.frac]", as
+ * the Azure and BurstGPT traces write them), read as UTC: for differences
+ * between readings of one clock.  0, or -1 (value untouched).
+ */
+int gp_rfc3339_parse_naive(const char *s, int64_t *ns);
 
 #endif

@@ -39,6 +39,15 @@ int main(void)
 	ok(gp_rfc3339_parse(NULL, &ns) == -1, "refuses NULL");
 	ok(gp_rfc3339_parse("2016-12-31T23:59:60Z", &ns) == 0 && ns == 1483228800LL * 1000000000LL,
 	   "leap second counts as the next second");
+	/* Without a zone (trace CSVs): the same instant as with Z, nothing after. */
+	ok(gp_rfc3339_parse_naive("2023-11-16 18:15:46.6805900", &ns) == 0 &&
+	   ns == 1700158546LL * 1000000000LL + 680590000, "naive: Azure's 7-digit fraction");
+	ok(gp_rfc3339_parse_naive("2024-02-29T00:00:00", &ns) == 0 && ns == 1709164800LL * 1000000000LL,
+	   "naive: leap day");
+	ns = 7;
+	ok(gp_rfc3339_parse_naive("2023-11-16 18:15:46Z", &ns) == -1 && ns == 7, "naive: refuses a zone");
+	ok(gp_rfc3339_parse_naive("2023-02-29 00:00:00", &ns) == -1 && ns == 7, "naive: refuses Feb 29 of 2023");
+	ok(gp_rfc3339_parse_naive("2023-11-16 18:15", &ns) == -1 && ns == 7, "naive: refuses no seconds");
 	/* Round trip through the formatter of clock.h. */
 	gp_rfc3339(1735787045123456000LL, buf, sizeof(buf));
 	ok(gp_rfc3339_parse(buf, &ns) == 0 && ns == 1735787045123456000LL,
