@@ -19,6 +19,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "hash.h"
 #include "json.h"
 #include "log.h"
@@ -314,6 +315,7 @@ static void input_open(struct gp_input *in, const struct opts *o)
 /* The shared bookkeeping of every converter: order, origin, skipped rows. */
 struct conv {
 	struct gp_input in;
+	struct gp_csv csv;
 	int have_first;
 	long long first_ns, prev_ns;
 	long skipped;
@@ -449,90 +451,35 @@ static void cmd_mooncake(const struct opts *o)
 	conv_done(&c);
 }
 
-/* Split a CSV line in place at commas (no quoting in these sources). */
-static int split_csv(char *line, char **f, int max)
-{
-	int n = 0;
-
-	for (;;) {
-		if (n == max)
-			return max + 1;
-		f[n++] = line;
-		line = strchr(line, ',');
-		if (!line)
-			return n;
-		*line++ = '\0';
-	}
-}
-
-static void trim(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-	if (*s == '\xef' && s[1] == '\xbb' && s[2] == '\xbf')	/* UTF-8 BOM */
-		memmove(s, s + 3, n - 2);
-}
-
-#define MAX_COLS 32
-
-/* Read the header; return the column count, fill col[i] for each name (or -1). */
-static int csv_header(struct conv *c, const char *const *names, int nnames, int *col,
+/* Read the header (csv.h); fill col[i] for each name (or -1). */
+static void csv_header(struct conv *c, const char *const *names, int nnames, int *col,
 		      int required_mask)
 {
-	char *line, *f[MAX_COLS + 1];
+	char *line;
 	size_t len;
-	int e = gp_input_next(&c->in, &line, &len), n;
+	int e = gp_input_next(&c->in, &line, &len);
 
 	if (e == GP_NDJSON_EOF)
 		gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), 0, "empty input: no header line");
 	if (e < 0)
 		gp_input_failed(&c->in, e);
-	n = split_csv(line, f, MAX_COLS);
-	if (n > MAX_COLS)
-		gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), gp_input_line(&c->in),
-			  "header has more than %d columns", MAX_COLS);
-	for (int k = 0; k < nnames; k++) {
-		col[k] = -1;
-		for (int i = 0; i < n; i++) {
-			char *s = f[i];
-			while (*s == ' ')
-				s++;
-			trim(s);
-			if (!strcasecmp(s, names[k]))
-				col[k] = i;
-		}
-		if (col[k] < 0 && (required_mask >> k & 1))
-			gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), gp_input_line(&c->in),
-				  "field '%s' is missing from the header", names[k]);
-	}
-	return n;
+	if (gp_csv_header(&c->csv, line, names, nnames, col, (unsigned)required_mask) < 0)
+		gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), gp_input_line(&c->in), "%s", c->csv.err);
 }
 
-/* Next data row split into fields; 0 at EOF. */
-static int csv_row(struct conv *c, char **f, int ncols, const char *const *names,
-		   const int *col, int nnames)
+/* Next data row split into c->csv.f; 0 at EOF. */
+static int csv_row(struct conv *c, const char *const *names, const int *col, int nnames)
 {
 	char *line;
 	size_t len;
-	int e = gp_input_next(&c->in, &line, &len), n;
+	int e = gp_input_next(&c->in, &line, &len);
 
 	if (e == GP_NDJSON_EOF)
 		return 0;
 	if (e < 0)
 		gp_input_failed(&c->in, e);
-	n = split_csv(line, f, MAX_COLS);
-	if (n < ncols) {
-		for (int k = 0; k < nnames; k++)
-			if (col[k] >= n)
-				gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), gp_input_line(&c->in),
-					  "field '%s' is missing (%d of %d columns)", names[k], n, ncols);
-	}
-	if (n != ncols)
-		gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), gp_input_line(&c->in),
-			  "row has %s%d columns, the header has %d", n > MAX_COLS ? "over " : "",
-			  n > MAX_COLS ? MAX_COLS : n, ncols);
+	if (gp_csv_row(&c->csv, line, names, col, nnames))
+		gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c->in), gp_input_line(&c->in), "%s", c->csv.err);
 	return 1;
 }
 
@@ -578,14 +525,14 @@ static void cmd_azure(const struct opts *o)
 {
 	static const char *const names[] = {"TIMESTAMP", "ContextTokens", "GeneratedTokens"};
 	struct conv c;
-	int col[3], ncols;
-	char *f[MAX_COLS + 1], id[32];
+	int col[3];
+	char **f = c.csv.f, id[32];
 
 	memset(&c, 0, sizeof(c));
 	input_open(&c.in, o);
-	ncols = csv_header(&c, names, 3, col, 7);
+	csv_header(&c, names, 3, col, 7);
 	out_open(o);
-	while (csv_row(&c, f, ncols, names, col, 3)) {
+	while (csv_row(&c, names, col, 3)) {
 		int64_t ns;	/* a naive clock: only differences are used */
 		double t_s;
 		char *ts = f[col[0]];
@@ -610,14 +557,14 @@ static void cmd_burstgpt(const struct opts *o)
 	static const char *const names[] = {"Timestamp", "Request tokens", "Response tokens",
 					    "Session ID"};
 	struct conv c;
-	int col[4], ncols;
-	char *f[MAX_COLS + 1], id[32];
+	int col[4];
+	char **f = c.csv.f, id[32];
 
 	memset(&c, 0, sizeof(c));
 	input_open(&c.in, o);
-	ncols = csv_header(&c, names, 4, col, 7);
+	csv_header(&c, names, 4, col, 7);
 	out_open(o);
-	while (csv_row(&c, f, ncols, names, col, 4)) {
+	while (csv_row(&c, names, col, 4)) {
 		long long ns;
 		double t_s;
 		const char *key = NULL;
@@ -630,10 +577,7 @@ static void cmd_burstgpt(const struct opts *o)
 		if (conv_row(&c, names[0], ns, in, outt, &t_s))
 			continue;
 		if (col[3] >= 0) {
-			char *s = f[col[3]];
-			while (*s == ' ')
-				s++;
-			trim(s);
+			char *s = gp_csv_trim(f[col[3]]);
 			if (*s)
 				key = s;
 		}
