@@ -28,6 +28,7 @@
 #include "stats.h"
 #include "trace.h"
 #include "vec.h"
+#include "workload.h"
 #include "banned.h"
 
 static const char usage[] =
@@ -76,13 +77,6 @@ static const char *const cmd_names[] = {
 	"synth", "from-mooncake", "from-azure", "from-burstgpt", "stats", "prompt",
 };
 
-/* A token-count distribution. */
-enum dist_kind { D_FIXED, D_UNIFORM, D_LOGNORMAL };
-struct dist {
-	enum dist_kind kind;
-	double a, b;
-};
-
 struct opts {
 	enum cmd cmd;
 	long requests;
@@ -90,7 +84,7 @@ struct opts {
 	long keys;
 	double zipf;
 	long prefix_tokens;
-	struct dist in_dist, out_dist;
+	struct gp_dist in_dist, out_dist;	/* workload.h */
 	int arrival;		/* 0 poisson, 1 gamma, 2 constant */
 	int arrival_set;
 	double burstiness;
@@ -104,7 +98,6 @@ struct opts {
 	int nfiles;
 };
 
-enum { A_POISSON, A_GAMMA, A_CONSTANT };
 
 #define MAX_TOKENS 0x7fffffffL
 #define UNIQUE_ID_LIMIT 1000000000LL	/* unique block ids are [0, 1e9) */
@@ -155,79 +148,25 @@ static json_t *trace_record(const char *id, double t_s, long in, long outt,
 
 /* ----------------------------------------------------------------- synth */
 
-static void parse_dist(const char *opt, const char *s, struct dist *d)
+static void parse_dist(const char *opt, const char *s, struct gp_dist *d)
 {
-	char buf[128], *p, *q;
+	char err[96];
 
-	if (strlen(s) >= sizeof(buf))
+	switch (gp_dist_parse(s, d, err, sizeof(err))) {
+	case -2:
 		gp_usage_error("%s: '%.32s...' is too long", opt, s);
-	memcpy(buf, s, strlen(s) + 1);
-	if (!strncmp(buf, "uniform:", 8)) {
-		long a, b;
-		p = buf + 8;
-		q = strchr(p, ':');
-		if (!q)
-			gp_usage_error("%s: '%s': want uniform:A:B", opt, s);
-		*q++ = '\0';
-		if (gp_parse_long(p, 1, MAX_TOKENS, &a) || gp_parse_long(q, 1, MAX_TOKENS, &b) || a > b)
-			gp_usage_error("%s: '%s': want uniform:A:B with 1 <= A <= B", opt, s);
-		d->kind = D_UNIFORM;
-		d->a = (double)a;
-		d->b = (double)b;
-	} else if (!strncmp(buf, "lognormal:", 10)) {
-		p = buf + 10;
-		q = strchr(p, ':');
-		if (!q)
-			gp_usage_error("%s: '%s': want lognormal:MEDIAN:SIGMA", opt, s);
-		*q++ = '\0';
-		if (gp_parse_double(p, 1e-9, (double)MAX_TOKENS, &d->a) ||
-		    gp_parse_double(q, 0, 20, &d->b))
-			gp_usage_error("%s: '%s': want lognormal:MEDIAN:SIGMA with MEDIAN > 0, "
-				       "0 <= SIGMA <= 20", opt, s);
-		d->kind = D_LOGNORMAL;
-	} else {
-		long n;
-		p = !strncmp(buf, "fixed:", 6) ? buf + 6 : buf;
-		if (gp_parse_long(p, 1, MAX_TOKENS, &n))
-			gp_usage_error("%s: '%s': want N, uniform:A:B or lognormal:MEDIAN:SIGMA", opt, s);
-		d->kind = D_FIXED;
-		d->a = (double)n;
+	case -1:
+		gp_usage_error("%s: '%s': %s", opt, s, err);
 	}
 }
 
-static long draw_dist(const struct dist *d, gsl_rng *r)
-{
-	double v;
-
-	switch (d->kind) {
-	case D_UNIFORM:
-		return (long)d->a + (long)gsl_rng_uniform_int(r, (unsigned long)(d->b - d->a) + 1);
-	case D_LOGNORMAL:
-		v = nearbyint(gsl_ran_lognormal(r, log(d->a), d->b));
-		if (!(v >= 1))
-			return 1;
-		return v > (double)MAX_TOKENS ? MAX_TOKENS : (long)v;
-	default:
-		return (long)d->a;
-	}
-}
-
-
-/*
- * One MT19937 stream per purpose (arrivals, keys, input, output), seeded from
- * (seed, stream) so that changing, say, --rate-rps leaves the key sequence and
- * token counts as they were.  MT19937 takes a 32-bit seed; 0 is avoided
- * because GSL maps it to its default seed.
- */
+/* One MT19937 stream per purpose (arrivals, keys, input, output): workload.h. */
 static gsl_rng *stream(uint64_t seed, unsigned k)
 {
-	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-	unsigned long s;
+	gsl_rng *r = gp_workload_stream(seed, k);
 
 	if (!r)
 		gp_die_nomem();
-	s = (unsigned long)(gp_splitmix64_of(seed * 8 + k) & 0xffffffffUL);
-	gsl_rng_set(r, s ? s : 1);
 	return r;
 }
 
@@ -244,36 +183,20 @@ static void cmd_synth(const struct opts *o)
 	char id[32], key[32];
 
 	if (o->keys > 0) {
-		double *w = gp_xmalloc((size_t)o->keys * sizeof(*w));
-		for (long k = 0; k < o->keys; k++)
-			w[k] = pow((double)(k + 1), -o->zipf);
-		zipf = gsl_ran_discrete_preproc((size_t)o->keys, w);
-		free(w);
+		zipf = gp_zipf_table(o->keys, o->zipf);
 		if (!zipf)
 			gp_die(GP_EXIT_SOFTWARE, "cannot build the Zipf table");
 	}
 	out_open(o);
 	for (long i = 0; i < o->requests; i++) {
-		long in = draw_dist(&o->in_dist, ri);
-		long outt = draw_dist(&o->out_dist, ro);
+		long in = gp_dist_draw(&o->in_dist, ri);
+		long outt = gp_dist_draw(&o->out_dist, ro);
 		long k = zipf ? (long)gsl_ran_discrete(rk, zipf) + 1 : 0;
 		size_t nb = (size_t)((in + o->block_tokens - 1) / o->block_tokens);
 		size_t pb = zipf ? (size_t)prefix_blocks : 0;
 
-		if (i > 0) {
-			double gap;
-			switch (o->arrival) {
-			case A_GAMMA:
-				gap = gsl_ran_gamma(ra, o->burstiness, 1.0 / (o->rate_rps * o->burstiness));
-				break;
-			case A_CONSTANT:
-				gap = 1.0 / o->rate_rps;
-				break;
-			default:
-				gap = gsl_ran_exponential(ra, 1.0 / o->rate_rps);
-			}
-			t += gap;
-		}
+		if (i > 0)
+			t += gp_arrival_gap((enum gp_arrival)o->arrival, o->rate_rps, o->burstiness, ra);
 		if (pb > nb)
 			pb = nb;
 		if (nb > ids_cap) {
@@ -960,8 +883,8 @@ int main(int argc, char **argv)
 {
 	struct opts o = {
 		.requests = 1000, .rate_rps = 1, .keys = 16, .zipf = 1, .prefix_tokens = 1024,
-		.in_dist = {D_FIXED, 2048, 0}, .out_dist = {D_FIXED, 128, 0},
-		.arrival = A_POISSON, .burstiness = 1, .block_tokens = 512, .seed = 1,
+		.in_dist = {GP_DIST_FIXED, 2048, 0}, .out_dist = {GP_DIST_FIXED, 128, 0},
+		.arrival = GP_ARRIVAL_POISSON, .burstiness = 1, .block_tokens = 512, .seed = 1,
 		.key_blocks = 2,
 	};
 	int c, k;
@@ -1001,11 +924,11 @@ int main(int argc, char **argv)
 		case O_OUT: parse_dist("--output-tokens", optarg, &o.out_dist); break;
 		case O_ARRIVAL:
 			if (!strcmp(optarg, "poisson"))
-				o.arrival = A_POISSON;
+				o.arrival = GP_ARRIVAL_POISSON;
 			else if (!strcmp(optarg, "gamma"))
-				o.arrival = A_GAMMA;
+				o.arrival = GP_ARRIVAL_GAMMA;
 			else if (!strcmp(optarg, "constant"))
-				o.arrival = A_CONSTANT;
+				o.arrival = GP_ARRIVAL_CONSTANT;
 			else
 				gp_usage_error("--arrival: '%s' is not poisson, gamma or constant", optarg);
 			o.arrival_set = 1;
@@ -1032,8 +955,8 @@ int main(int argc, char **argv)
 		if (o.nfiles)
 			gp_usage_error("synth takes no file argument ('%s')", o.files[0]);
 		if (o.burstiness_set && !o.arrival_set)
-			o.arrival = A_GAMMA;
-		if (o.burstiness_set && o.arrival != A_GAMMA)
+			o.arrival = GP_ARRIVAL_GAMMA;
+		if (o.burstiness_set && o.arrival != GP_ARRIVAL_GAMMA)
 			gp_usage_error("--burstiness needs --arrival gamma");
 		if (o.keys > 0 && o.prefix_tokens % o.block_tokens)
 			gp_usage_error("--prefix-tokens %ld is not a multiple of --block-tokens %ld",
