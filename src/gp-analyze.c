@@ -30,6 +30,7 @@
 #include "statcheck.h"
 #include "stats.h"
 #include "tost.h"
+#include "vec.h"
 #include "banned.h"
 
 static const char usage[] =
@@ -94,10 +95,7 @@ struct dbuf {
 
 static void dpush(struct dbuf *b, double v)
 {
-	if (b->n == b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 256;
-		b->v = gp_xrealloc(b->v, b->cap * sizeof(*b->v));
-	}
+	GP_XGROW(b->v, b->n, b->cap, 256);
 	b->v[b->n++] = v;
 }
 

@@ -31,6 +31,7 @@
 #include "sig.h"
 #include "statcheck.h"
 #include "stats.h"
+#include "vec.h"
 #include "banned.h"
 
 #ifndef GP_SHAREDIR
@@ -85,10 +86,7 @@ static void grow(void *pp, size_t *cap, size_t n, size_t sz)
 
 	if (n < *cap)
 		return;
-	*cap = *cap ? *cap * 2 : 16;
-	while (*cap <= n)
-		*cap *= 2;
-	*p = gp_xrealloc(*p, *cap * sz);
+	*p = gp_xgrow(*p, cap, n + 1, sz, 16);	/* vec.h; the new tail zeroed here */
 	memset((char *)*p + n * sz, 0, (*cap - n) * sz);
 }
 
