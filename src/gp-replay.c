@@ -921,7 +921,7 @@ static void scrape_all(const char *phase, int later)
 		json_t *o = gp_scrape(cfg.scrape[i], &tls, 5000, &t);
 
 		if (!o)
-			gp_die(GP_EXIT_SOFTWARE, "out of memory");
+			gp_die_nomem();
 		if (gp_scrape_failed(o))
 			gp_warn("scrape %s: %s", cfg.scrape[i], gp_scrape_why(o, why, sizeof(why)));
 		json_object_set_new(o, "t_s", json_null());
