@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ndjson — buffered line reader over zlib's gzread, and the record writer. */
+/* ndjson — buffered line reader over zlib's inflate (gzip member by member), the spool, and the record writer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
