@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ndjson — buffered line reader over zlib's inflate (gzip member by member), the spool, and the record writer. */
+/* ndjson — line reader over zlib inflate (member by member), spool, record writer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -66,9 +66,9 @@ static int raw_more(struct gp_ndjson *r)
 	memmove(r->raw, r->z.next_in, keep);
 	r->raw_off += used;
 	r->raw_len = keep;
-	do
-		got = read(r->fd, r->raw + keep, RAW_CHUNK - keep);
-	while (got < 0 && errno == EINTR);
+	/* EINTR is an error, not retried: a stopping signal (sig.h) must end a
+	 * read from a pipe that never closes; gp_input_failed tells the two apart. */
+	got = read(r->fd, r->raw + keep, RAW_CHUNK - keep);
 	r->z.next_in = r->raw;
 	if (got < 0)
 		return GP_NDJSON_EREAD;
