@@ -24,6 +24,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "boot.h"
+#include "hash.h"
 #include "rng.h"
 #include "stats.h"
 #include "tap.h"
@@ -32,15 +33,6 @@ static const double S1[25] = {
 	31.2, 35.9, 38.4, 40.1, 41.7, 43.0, 44.8, 46.2, 48.0, 48.0, 49.5, 51.3,
 	53.0, 55.2, 57.9, 61.5, 61.5, 64.0, 68.3, 72.9, 79.4, 88.0, 101.7, 126.3, 190.4,
 };
-
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 enum { NB = 2000 };
 
@@ -60,7 +52,7 @@ static void fixed_resamples(void)
 		double s = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			size_t k = splitmix64(&seed) % n;
+			size_t k = gp_splitmix64(&seed) % n;
 
 			r[i] = S1[k];
 			s += S2[k];
