@@ -111,34 +111,14 @@ static const char usage[] =
 /* Error classes (the record's "error"): stream.h. */
 #define E_NCLASS GP_STREAM_NCLASS
 
-/* ---- a small string builder (tool-local; dies on out of memory) ---- */
+/* ---- record text: buf.h's buffer and escaper; out of memory is fatal ---- */
 
-struct sb {
-	char *p;
-	size_t len, cap;
-};
-
-static void sb_need(struct sb *b, size_t n)
-{
-	size_t c;
-	char *q;
-
-	if (b->len + n + 1 <= b->cap)
-		return;
-	c = b->cap ? b->cap : 256;
-	while (c < b->len + n + 1)
-		c *= 2;
-	q = gp_xrealloc(b->p, c);
-	b->p = q;
-	b->cap = c;
-}
+#define sb gp_buf
 
 static void sb_add(struct sb *b, const char *s, size_t n)
 {
-	sb_need(b, n);
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
+	if (gp_buf_add(b, s, n))
+		gp_die_nomem();
 }
 
 static void sb_str(struct sb *b, const char *s)
@@ -149,34 +129,22 @@ static void sb_str(struct sb *b, const char *s)
 static __attribute__((format(printf, 2, 3))) void sb_fmt(struct sb *b, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
+	int r;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	r = gp_buf_vfmt(b, fmt, ap);
 	va_end(ap);
-	sb_need(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
+	if (r)
+		gp_die_nomem();
 }
 
 /* A JSON string (quoted, escaped: buf.h) of s[0..n), or null when s is NULL. */
 static void sb_jstrn(struct sb *b, const char *s, size_t n)
 {
-	size_t k;
-
-	if (!s) {
+	if (!s)
 		sb_add(b, "null", 4);
-		return;
-	}
-	k = gp_json_escape(NULL, s, n);
-	sb_need(b, k + 2);
-	b->p[b->len++] = '"';
-	gp_json_escape(b->p + b->len, s, n);
-	b->len += k;
-	b->p[b->len++] = '"';
-	b->p[b->len] = '\0';
+	else if (gp_buf_jstr(b, s, n))
+		gp_die_nomem();
 }
 
 static void sb_jstr(struct sb *b, const char *s)
@@ -274,8 +242,8 @@ static struct {
 	double rate_rps;		/* NaN when unknown */
 	unsigned long attempted, ok, single, failed, by_err[E_NCLASS], capped;
 	int64_t first_send_ns, last_send_ns, last_done_ns;
-	struct gp_pace_hist late;	/* dispatch − scheduled */
-	struct gp_pace_hist conn;	/* sent − dispatch of sends on a new connection */
+	struct gp_hist late;	/* dispatch − scheduled */
+	struct gp_hist conn;	/* sent − dispatch of sends on a new connection */
 	unsigned long new_conns, late_sends, late_cpu_wait;
 	int schedstat_fd;		/* /proc/self/schedstat, -1 when absent */
 	int64_t runq_t0, cpu_t0;	/* client run-queue wait and CPU time at t = 0 */
@@ -286,7 +254,7 @@ static struct {
 	/* the end-of-run summary */
 	char first_detail[E_NCLASS][256];	/* the first server message of each class */
 	long first_status[E_NCLASS];
-	struct gp_pace_hist s_ttft, s_tpot, s_e2e, s_itl;
+	struct gp_hist s_ttft, s_tpot, s_e2e, s_itl;
 	unsigned long out_tokens;
 	int64_t first_token_ns, last_end_ns;
 	int any_sent;			/* some request reached a server */
@@ -507,12 +475,12 @@ static void summary_add(const struct gp_stream *st, const struct gp_stream_resul
 
 	if (m->cls)
 		return;
-	gp_pace_hist_add(&G.s_ttft, (int64_t)(m->ttft_ms * 1e6));
-	gp_pace_hist_add(&G.s_e2e, (int64_t)(m->e2e_ms * 1e6));
+	gp_hist_add(&G.s_ttft, (int64_t)(m->ttft_ms * 1e6));
+	gp_hist_add(&G.s_e2e, (int64_t)(m->e2e_ms * 1e6));
 	if (isfinite(m->tpot_ms))
-		gp_pace_hist_add(&G.s_tpot, (int64_t)(m->tpot_ms * 1e6));
+		gp_hist_add(&G.s_tpot, (int64_t)(m->tpot_ms * 1e6));
 	for (i = 0; i < st->itl_n; i++)
-		gp_pace_hist_add(&G.s_itl, (int64_t)((double)st->itl[i] * 1e6));
+		gp_hist_add(&G.s_itl, (int64_t)((double)st->itl[i] * 1e6));
 	G.out_tokens += (unsigned long)(m->out_tokens > 0 ? m->out_tokens : 0);
 	if (!G.first_token_ns || st->first_ns < G.first_token_ns)
 		G.first_token_ns = st->first_ns;
@@ -606,10 +574,10 @@ static void tally(const struct req *r, const struct gp_stream_result *m)
 		G.ok++;
 	}
 	summary_add(st, m);
-	gp_pace_hist_add(&G.late, r->dispatch_ns - r->sched_ns);
+	gp_hist_add(&G.late, r->dispatch_ns - r->sched_ns);
 	if (st->sent_ns && st->connects > 0) {
 		G.new_conns++;
-		gp_pace_hist_add(&G.conn, st->sent_ns - r->dispatch_ns);
+		gp_hist_add(&G.conn, st->sent_ns - r->dispatch_ns);
 	}
 	if (!G.first_send_ns || s < G.first_send_ns)
 		G.first_send_ns = s;
@@ -779,7 +747,8 @@ static void build_body(struct req *r, const struct gp_trace_rec *rec)
 		size_t need = gp_trace_synth_prompt(NULL, 0, rec->input_tokens, rec->hash_ids,
 						    rec->n_hash_ids, cfg.block_tokens, rec->id);
 
-		sb_need(&synth, need + 1);
+		if (gp_buf_reserve(&synth, need + 1))
+			gp_die_nomem();
 		gp_trace_synth_prompt(synth.p, need + 1, rec->input_tokens, rec->hash_ids, rec->n_hash_ids,
 				      cfg.block_tokens, rec->id);
 		q.prompt = synth.p;
@@ -948,7 +917,7 @@ static void progress(int64_t now, int final)
 	fprintf(stderr, "%sgp-replay: %6.1fs offered %s rps, achieved %.1f rps, in flight %ld, ok %lu, failed %lu, late p99 %.3f ms%s",
 		isatty(STDERR_FILENO) ? "\r" : "", el, G.rate_txt,
 		el > 0 ? ach / el : 0.0, G.n_inflight, G.ok + G.single, G.failed,
-		G.late.count ? gp_pace_hist_quantile(&G.late, 0.99) / 1e6 : 0.0,
+		G.late.count ? gp_hist_quantile(&G.late, 0.99) / 1e6 : 0.0,
 		final || !isatty(STDERR_FILENO) ? "\n" : "");
 }
 
@@ -1232,8 +1201,8 @@ static int write_trailer(int interrupted)
 {
 	struct sb *b = &G.rec;
 	char at[40];
-	double p50 = gp_pace_hist_quantile(&G.late, 0.5) / 1e6;
-	double p99 = gp_pace_hist_quantile(&G.late, 0.99) / 1e6;
+	double p50 = gp_hist_quantile(&G.late, 0.5) / 1e6;
+	double p99 = gp_hist_quantile(&G.late, 0.99) / 1e6;
 	double mx = G.late.count ? (double)G.late.max_ns / 1e6 : NAN;
 	int behind = G.late.count && (p99 > 1.0 || mx > 10.0);
 	int64_t end = G.last_done_ns > G.t0 ? G.last_done_ns : gp_now_ns();
@@ -1265,7 +1234,7 @@ static int write_trailer(int interrupted)
 	sb_num(b, mx, 4);
 	sb_fmt(b, ",\"late_sends\":%lu,\"late_sends_cpu_wait\":%lu,\"new_connections\":%lu,\"connect_p99_ms\":",
 	       G.late_sends, G.late_cpu_wait, G.new_conns);
-	sb_num(b, gp_pace_hist_quantile(&G.conn, 0.99) / 1e6, 4);
+	sb_num(b, gp_hist_quantile(&G.conn, 0.99) / 1e6, 4);
 	sb_str(b, ",\"connect_max_ms\":");
 	sb_num(b, G.conn.count ? (double)G.conn.max_ns / 1e6 : NAN, 4);
 	sb_str(b, ",\"client_cpu_s\":");
@@ -1370,7 +1339,7 @@ static void check_server(void)
 /* The end-of-run summary on stderr: what a user reads first. */
 static void print_summary(double offered, double achieved)
 {
-	const struct gp_pace_hist *h[4] = { &G.s_ttft, &G.s_tpot, &G.s_e2e, &G.s_itl };
+	const struct gp_hist *h[4] = { &G.s_ttft, &G.s_tpot, &G.s_e2e, &G.s_itl };
 	static const char *const nm[4] = { "TTFT", "TPOT", "E2E", "ITL" };
 	double span = G.last_end_ns > G.first_token_ns ? gp_ns_to_s(G.last_end_ns - G.first_token_ns) : NAN;
 	int i;
@@ -1389,8 +1358,8 @@ static void print_summary(double offered, double achieved)
 	for (i = 0; i < 4; i++)
 		if (h[i]->count)
 			fprintf(stderr, "  %-4s ms  p50 %9.3f  p90 %9.3f  p99 %9.3f  max %9.3f  (n %llu)\n", nm[i],
-				gp_pace_hist_quantile(h[i], 0.5) / 1e6, gp_pace_hist_quantile(h[i], 0.9) / 1e6,
-				gp_pace_hist_quantile(h[i], 0.99) / 1e6, (double)h[i]->max_ns / 1e6,
+				gp_hist_quantile(h[i], 0.5) / 1e6, gp_hist_quantile(h[i], 0.9) / 1e6,
+				gp_hist_quantile(h[i], 0.99) / 1e6, (double)h[i]->max_ns / 1e6,
 				(unsigned long long)h[i]->count);
 	fprintf(stderr, "  output %.1f tok/s; offered %.3f req/s, achieved %.3f req/s\n",
 		span > 0 ? (double)G.out_tokens / span : 0.0, offered, achieved);
@@ -1480,12 +1449,12 @@ static void run_setup(void)
 	gp_output_open(&G.out, cfg.out_path, cfg.gzip);
 	G.inflight.next = G.inflight.prev = &G.inflight;
 	G.waiting.next = G.waiting.prev = &G.waiting;
-	gp_pace_hist_init(&G.s_ttft);
-	gp_pace_hist_init(&G.s_tpot);
-	gp_pace_hist_init(&G.s_e2e);
-	gp_pace_hist_init(&G.s_itl);
-	gp_pace_hist_init(&G.late);
-	gp_pace_hist_init(&G.conn);
+	gp_hist_init(&G.s_ttft);
+	gp_hist_init(&G.s_tpot);
+	gp_hist_init(&G.s_e2e);
+	gp_hist_init(&G.s_itl);
+	gp_hist_init(&G.late);
+	gp_hist_init(&G.conn);
 	G.schedstat_fd = open("/proc/self/schedstat", O_RDONLY | O_CLOEXEC);
 }
 

@@ -53,6 +53,7 @@
 #include "kvcache.h"
 #include "log.h"
 #include "openai.h"
+#include "proc.h"
 #include "prom.h"
 #include "rng.h"
 #include "router.h"
@@ -1614,16 +1615,6 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 	engine_cfg(o);
 }
 
-static void raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 static void setup_backend(struct sim *sim, int i)
 {
 	struct backend *b = &sim->b[i];
@@ -1697,7 +1688,7 @@ int main(int argc, char **argv)
 	gp_log_init(argv[0]);
 	parse_opts(&sim->o, argc, argv);
 	signal(SIGPIPE, SIG_IGN);
-	raise_nofile();
+	gp_proc_raise_nofile();
 	sim->t0_ns = gp_now_ns();
 	sim->win_t0_ns = sim->t0_ns;
 	sim->created = time(NULL);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* buf — growable byte buffer and the JSON-string escaper (see buf.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,21 @@ int gp_buf_add(struct gp_buf *b, const char *s, size_t n)
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = '\0';
+	return 0;
+}
+
+int gp_buf_vfmt(struct gp_buf *b, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0 || gp_buf_reserve(b, (size_t)n))
+		return -1;
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #ifndef GP_BUF_H
 #define GP_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct gp_buf {
@@ -28,6 +29,9 @@ void gp_buf_release(struct gp_buf *b);
 int gp_buf_reserve(struct gp_buf *b, size_t n);
 /* Append s[0..n) (raw).  0 or -1. */
 int gp_buf_add(struct gp_buf *b, const char *s, size_t n);
+/* Append printf-formatted text.  0 or -1 (also for an encoding error). */
+int gp_buf_vfmt(struct gp_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Append s[0..n) as a quoted JSON string.  0 or -1. */
 int gp_buf_jstr(struct gp_buf *b, const char *s, size_t n);
 

@@ -74,10 +74,5 @@ static inline int gp_pace_in_shard(unsigned long index, long i, long n)
  */
 int64_t gp_pace_mono_of_epoch(double epoch_s, int64_t now_mono_ns, int64_t now_wall_ns);
 
-/* The lateness histogram is hist.h's; these names remain for its callers. */
-#define gp_pace_hist gp_hist
-#define gp_pace_hist_init gp_hist_init
-#define gp_pace_hist_add gp_hist_add
-#define gp_pace_hist_quantile gp_hist_quantile
 
 #endif

@@ -3,8 +3,6 @@
  * proc — the process's own resources, for load drivers: a driver with many
  * streams in flight needs one file descriptor per connection, and the soft
  * limit (often 1024) is lower than what the hard limit allows.
- *
- * (gp-sim still has its own copy of this in a static function; it belongs here.)
  * No allocation, no output.
  */
 #ifndef GP_PROC_H

@@ -30,6 +30,17 @@ static char *ours(const char *s, size_t n)
 	return b.p;
 }
 
+static int fmt(struct gp_buf *b, const char *f, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, f);
+	r = gp_buf_vfmt(b, f, ap);
+	va_end(ap);
+	return r;
+}
+
 static void same_as_jansson(const char *s, size_t n, const char *what)
 {
 	char *want = jansson_dump(s, n), *got = ours(s, n);
@@ -76,5 +87,14 @@ int main(void)
 	is_int(c, 100000, "every appended byte kept in order");
 	gp_buf_release(&b);
 	ok(!b.p && !b.len && !b.cap, "release empties the buffer");
+
+	/* Formatted appends: after raw text, across a growth, NUL kept. */
+	ok(!gp_buf_add(&b, "x=", 2) && !fmt(&b, "%d,%.2f,%s", 42, 0.5, "y"), "vfmt appends");
+	is_str(b.p, "x=42,0.50,y", "vfmt text follows what was there");
+	for (c = 0; c < 300; c++)
+		fmt(&b, "%03d", c);
+	is_int(b.len, 11 + 900, "vfmt across growths keeps every byte");
+	is_str(b.p + b.len - 3, "299", "the last formatted piece is whole");
+	gp_buf_release(&b);
 	return done_testing();
 }

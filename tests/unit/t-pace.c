@@ -173,37 +173,37 @@ static double q7(const double *x, size_t n, double q)
 
 static void test_hist(void)
 {
-	struct gp_pace_hist *h = malloc(sizeof(*h));
+	struct gp_hist *h = malloc(sizeof(*h));
 	enum { N = 20000 };
 	double *v = malloc(N * sizeof(*v));
 	static const double qs[] = { 0.5, 0.9, 0.99, 0.999 };
 	unsigned long s = 12345;
 	size_t i;
 
-	gp_pace_hist_init(h);
-	ok(isnan(gp_pace_hist_quantile(h, 0.5)), "empty histogram: NaN");
+	gp_hist_init(h);
+	ok(isnan(gp_hist_quantile(h, 0.5)), "empty histogram: NaN");
 	for (i = 1; i <= 5; i++)
-		gp_pace_hist_add(h, (int64_t)i);
+		gp_hist_add(h, (int64_t)i);
 	/* numpy.percentile([1,2,3,4,5], [50, 99]) = [3.0, 4.96] */
-	is_dbl(gp_pace_hist_quantile(h, 0.5), 3.0, 1e-12, "p50 of 1..5 ns = 3 (numpy)");
-	is_dbl(gp_pace_hist_quantile(h, 0.99), 4.96, 1e-12, "p99 of 1..5 ns = 4.96 (numpy)");
-	gp_pace_hist_add(h, -7);
-	is_dbl(gp_pace_hist_quantile(h, 0), 0, 0, "negative lateness counts as 0");
+	is_dbl(gp_hist_quantile(h, 0.5), 3.0, 1e-12, "p50 of 1..5 ns = 3 (numpy)");
+	is_dbl(gp_hist_quantile(h, 0.99), 4.96, 1e-12, "p99 of 1..5 ns = 4.96 (numpy)");
+	gp_hist_add(h, -7);
+	is_dbl(gp_hist_quantile(h, 0), 0, 0, "negative lateness counts as 0");
 
 	/* Log-spread values from 100 ns to ~100 ms: quantiles within 1 %. */
-	gp_pace_hist_init(h);
+	gp_hist_init(h);
 	for (i = 0; i < N; i++) {
 		s = s * 6364136223846793005UL + 1442695040888963407UL;
 		v[i] = floor(100 * pow(10, 6 * (double)(s >> 11) / 9007199254740992.0));
-		gp_pace_hist_add(h, (int64_t)v[i]);
+		gp_hist_add(h, (int64_t)v[i]);
 	}
 	qsort(v, N, sizeof(*v), cmp_dbl);
 	for (i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
-		double want = q7(v, N, qs[i]), got = gp_pace_hist_quantile(h, qs[i]);
+		double want = q7(v, N, qs[i]), got = gp_hist_quantile(h, qs[i]);
 
 		ok(fabs(got - want) <= 0.01 * want, "q%.3f: %.0f vs exact %.0f (1%%)", qs[i], got, want);
 	}
-	is_dbl(gp_pace_hist_quantile(h, 1), v[N - 1], 0, "q1 is the exact maximum");
+	is_dbl(gp_hist_quantile(h, 1), v[N - 1], 0, "q1 is the exact maximum");
 	is_int(h->count, N, "count");
 	free(h);
 	free(v);
