@@ -1520,6 +1520,14 @@ static double goodput_floor(const struct cell *c)
 	return isnan(f) ? 0 : f;
 }
 
+/* Why the per-accelerator figures of a knee are null (accelerators unknown), else null. */
+static json_t *accel_reason(double accel)
+{
+	return isnan(accel) ?
+	       json_string("per-accelerator figures need --accelerators N or --fleet FILE") :
+	       json_null();
+}
+
 /* The goodput interval at a knee cell, per accelerator when accel is known. */
 static void knee_goodput(const struct an *a, const struct cell *c, double accel, json_t *o,
 			 struct gp_tint *ti)
@@ -1532,14 +1540,14 @@ static void knee_goodput(const struct an *a, const struct cell *c, double accel,
 	json_object_set_new(o, "goodput_ci", tint_json(ti, "t"));
 	json_object_set_new(o, "accelerators", isnan(accel) ? json_null() : jcount(accel));
 	gp_json_set_real(o, "goodput_rps_per_accel", c->goodput_rps / accel);
-	ci = tint_json(ti, "t");
-	gp_json_set_real(ci, "est", ti->est / accel);
-	gp_json_set_real(ci, "lo", ti->lo / accel);
-	gp_json_set_real(ci, "hi", ti->hi / accel);
+	ci = isnan(accel) ? json_null() : tint_json(ti, "t");	/* null without accelerators */
+	if (!isnan(accel)) {
+		gp_json_set_real(ci, "est", ti->est / accel);
+		gp_json_set_real(ci, "lo", ti->lo / accel);
+		gp_json_set_real(ci, "hi", ti->hi / accel);
+	}
 	json_object_set_new(o, "goodput_per_accel_ci", ci);
-	json_object_set_new(o, "accelerators_reason", isnan(accel) ?
-			    json_string("per-accelerator figures need --accelerators N or --fleet FILE") :
-			    json_null());
+	json_object_set_new(o, "accelerators_reason", accel_reason(accel));
 }
 
 static void knee_crossing(const struct an *a, const struct cell *c, const struct cell *d,
@@ -1591,6 +1599,7 @@ static void knee_none(json_t *o, double accel)
 	for (size_t q = 0; q < sizeof(none) / sizeof(none[0]); q++)
 		json_object_set_new(o, none[q], json_null());
 	json_object_set_new(o, "accelerators", isnan(accel) ? json_null() : jcount(accel));
+	json_object_set_new(o, "accelerators_reason", accel_reason(accel));
 	json_object_set_new(o, "crossing_method", json_string("none: no rung clears the target"));
 }
 
