@@ -1170,8 +1170,20 @@ static void note_publish_record(struct publish *p, const json_t *o, const struct
 		json_decref(p->slo);
 		p->slo = json_incref((json_t *)o);
 	} else if (!strcmp(type, "probe")) {
-		gp_need_str(o, "arm", w->file, w->line);
+		const char *arm = gp_need_str(o, "arm", w->file, w->line), *run = opt_str(o, "run", w);
+		long long n;
+
 		json_array_append(p->probes, (json_t *)o);
+		/* A probe's snapshots are a run with no request records and no
+		 * run_end: its burst's requests are that run's attempted count. */
+		if (run && opt_int(o, "requests", w, &n)) {
+			long i = prun_get(p, run);
+
+			p->runs[i].attempted += (double)n;
+			p->runs[i].have_attempted = 1;
+			if (!p->runs[i].arm)
+				p->runs[i].arm = gp_xstrdup(arm);
+		}
 	} else if (!strcmp(type, "knee")) {
 		json_array_append(p->knees, (json_t *)o);
 	} else if (!strcmp(type, "goodfrac")) {
