@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proof — the dual proof of gp-verify publish (method §8.3): that a
+ * cache-aware arm's gateway really decided by the cache (decision proof) and
+ * that a disaggregated arm's requests really went the way it says (delivery
+ * proof).  Documented in gp-verify(1), "Dual proof".
+ *
+ * What it decides, and from what evidence:
+ *   decision — for an arm whose fleet entry routes_by_cache: per run of the
+ *     arm that has before/after metrics snapshots, the increase of the hit
+ *     counter (the gateway's cache_hit_metric summed over label sets and
+ *     targets, or without one the backends' vllm:prefix_cache_hits_total),
+ *     of the gateway's miss_metric and of the backends' prefix-cache queries,
+ *     and the run's attempted requests (its run_end's, else its request
+ *     records, else a gp-probe record's requests).  It holds when the hit
+ *     counter moved in every such run and, with a gateway miss counter, no
+ *     run's misses reached miss_ratio × attempted (gp_gate_miss_climb).
+ *   delivery — for an arm that expects receipts (gp_proof_expects_receipt):
+ *     every completed (ok or single-token) request carried a non-empty
+ *     receipt.
+ * Evidence that is absent gives ok = GP_PROOF_UNKNOWN with evidence
+ * "not_checked"; an arm that needs no proof gets "not_applicable".
+ *
+ * Ownership: the metric names are borrowed during the call; the detail
+ * string of a result is allocated and the caller frees it; evidence is a
+ * static string.
+ */
+#ifndef GP_PROOF_H
+#define GP_PROOF_H
+
+#include <stddef.h>
+
+enum { GP_PROOF_UNKNOWN = -1, GP_PROOF_FAIL = 0, GP_PROOF_OK = 1 };
+
+/* One run of the arm: counter increases between its snapshots. */
+struct gp_proof_run {
+	int have_hit, have_miss, have_query;	/* both snapshots carry the counter */
+	double hit, miss, query;		/* increases (gp_gate_counter_delta) */
+	double attempted;
+};
+
+struct gp_proof_metrics {
+	const char *hit;	/* the gateway's cache_hit_metric, NULL: none */
+	const char *miss;	/* the gateway's miss_metric, NULL: none */
+	const char *vhit;	/* the backends' hit counter (used without hit) */
+	const char *vquery;	/* the backends' query counter */
+};
+
+struct gp_proof {
+	int ok;			/* GP_PROOF_OK, GP_PROOF_FAIL or GP_PROOF_UNKNOWN */
+	const char *evidence;	/* "gateway_counters", "backend_prefix_cache", "receipt",
+				   "not_applicable" or "not_checked" */
+	char *detail;		/* what was compared, or why not */
+};
+
+/*
+ * The decision proof of one arm over its runs (only those with snapshots of
+ * the hit counter in use count; the others are skipped).
+ */
+void gp_decision_proof(int routes_by_cache, const struct gp_proof_metrics *m,
+		       const struct gp_proof_run *runs, size_t n_runs, double miss_ratio,
+		       struct gp_proof *out);
+
+/*
+ * Whether an arm must carry receipts: its fleet entry's disaggregated (1 yes,
+ * 0 no, -1 not given); not given, when the fleet names a receipt_header.
+ */
+int gp_proof_expects_receipt(int disaggregated, int fleet_has_receipt_header);
+
+/* The delivery proof of one arm: receipts of its completed requests. */
+void gp_delivery_proof(int expects_receipt, long completed, long receipts, struct gp_proof *out);
+
+#endif

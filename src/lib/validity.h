@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * validity — the rules of method §8.1 that discard a whole run before any
+ * statistic, by rule and never by judgment (gp-verify validity; the rules,
+ * their evidence and tolerances are documented in gp-verify(1)).
+ *
+ * What it decides: for one run (arm, rate_rps, rep), which rules hit (each
+ * with a reason text), which could not be checked for want of evidence, and
+ * which kept-but-noteworthy findings to flag.  From what evidence:
+ *   - its request records, classified one by one (gp_validity_note_request):
+ *     paired ok requests, hangs after the first token, truncated streams,
+ *     invalid framing, backend timeouts (gp_gate_backend_timeout);
+ *   - its trailers (run_end, summed over shards): the framing, hang and
+ *     truncated counts, and the client's fields (client_behind with the send
+ *     lateness, capped_sends, interrupted, achieved_rps);
+ *   - its header: started_at and whether the schedule is Poisson;
+ *   - the health checks in its health window (gp_validity_rounds).
+ * The caller reads the records (and dies on bad input); nothing here reads,
+ * prints or exits.
+ *
+ * Ownership: strings in the evidence and the checks are the caller's and are
+ * only borrowed during a call, except timeout_example, which
+ * gp_validity_note_request allocates and gp_run_evidence_release frees.  A
+ * verdict's reasons and flags are jansson arrays the verdict owns
+ * (gp_run_verdict_release).
+ */
+#ifndef GP_VALIDITY_H
+#define GP_VALIDITY_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The rules, in the order they are reported. */
+enum gp_rule {
+	GP_RULE_FRAMING, GP_RULE_HANG, GP_RULE_TIMEOUT, GP_RULE_VIP, GP_RULE_BACKEND,
+	GP_RULE_PAIRED, GP_RULE_BEHIND, GP_RULE_CAPPED, GP_RULE_INTERRUPTED, GP_RULE_RATE,
+	GP_N_RULES
+};
+
+/* "invalid_framing", "hang_truncated", ... as in the validity record. */
+extern const char *const gp_rule_name[GP_N_RULES];
+
+/*
+ * The achieved-rate tolerances: a run whose achieved rate differs from its
+ * label by more than GP_RATE_FLAG is flagged; by more than GP_RATE_DISCARD
+ * (+ 3/√(n − 1) for a Poisson schedule, whose realized rate varies by about
+ * 1/√n by design) it is discarded.  Both bounds are exclusive: a deviation
+ * exactly at a bound does not pass it.
+ */
+#define GP_RATE_FLAG 0.05
+#define GP_RATE_DISCARD 0.10
+/*
+ * The lateness tolerance: gp-replay says client_behind at a send lateness p99
+ * over 1 ms or a maximum over 10 ms.  The run is discarded when that lateness
+ * is material against its schedule — p99 over GP_LATE_P99_GAP of the mean gap
+ * 1/rate_rps, or the maximum over one mean gap (both exclusive) — and kept
+ * with a flag below.  A run without a positive rate has no gap: discarded.
+ */
+#define GP_LATE_P99_GAP 0.5
+
+struct gp_run_evidence {
+	double rate;			/* the label, rate_rps */
+	/* from the request records */
+	long n_req, paired, hang, truncated, framing_req, timeouts;
+	char *timeout_example;		/* the first backend timeout, for the reason */
+	/* from the trailers (summed over shards) */
+	long long framing_trailer, hang_trailer, truncated_trailer;
+	int have_framing_trailer;	/* some trailer counts invalid framing */
+	int have_behind, behind, have_capped, have_interrupted, interrupted, have_achieved;
+	long long capped;
+	double achieved, late_p99, late_max;
+	/* from the header and the trailers: the run's span (ns since the epoch) */
+	int have_start, have_end;
+	int64_t start_ns, end_ns;
+	int poisson;			/* the header's schedule is poisson */
+};
+
+/*
+ * Count one request record into e: outcome "ok", "single_token" or
+ * "failed"; error NULL or its class; http_status 0 when absent; detail the
+ * error_detail or NULL; ttft_ms/tpot_ms NaN when absent.  A request is paired
+ * when it is ok with both latencies.  A "hang" counts only when the stream had
+ * started (ttft_ms a number): one still waiting for its first token was
+ * queued, a measured miss.
+ */
+void gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, const char *error,
+			      long http_status, const char *detail, double ttft_ms, double tpot_ms);
+
+/* Free what gp_validity_note_request allocated in e. */
+void gp_run_evidence_release(struct gp_run_evidence *e);
+
+/* A health check or a round's end (health_summary), for the health rules. */
+enum { GP_HEALTH_VIP, GP_HEALTH_BACKEND, GP_HEALTH_OTHER, GP_HEALTH_SUMMARY };
+
+struct gp_health_check {
+	int64_t at;			/* ns since the epoch */
+	size_t order;			/* input order, to break ties in `at` */
+	int kind;			/* GP_HEALTH_* */
+	int ok;
+	const char *target, *at_text;	/* for the reason; target may be NULL */
+};
+
+struct gp_health_round {
+	int64_t start, end;
+};
+
+/*
+ * Sort h by (at, order) and cut it into rounds, each ending with a
+ * GP_HEALTH_SUMMARY (the last round may end without one).  Returns the number
+ * of rounds, written to *rounds (allocated; the caller frees; NULL when none).
+ */
+size_t gp_validity_rounds(struct gp_health_check *h, size_t n, struct gp_health_round **rounds);
+
+struct gp_run_verdict {
+	int checked[GP_N_RULES];	/* the rule's evidence was there */
+	int hit[GP_N_RULES];		/* the rule discards the run */
+	json_t *reasons;		/* "<rule>: <detail>" strings */
+	json_t *flags;			/* kept-but-flagged findings */
+	int discarded;
+};
+
+/*
+ * Judge one run: every rule against its evidence and the health checks h
+ * (sorted by gp_validity_rounds, with its rounds).  The health window runs
+ * from the start of the last round that ended at or before the run's start
+ * to the end of the first round that began at or after its end (the run's
+ * own start or end when there is no such round); a run with neither start
+ * nor end has no window and its health rules are not checked.  With strict,
+ * a rule not checked is a reason too.  v is overwritten (release it first
+ * when reused).
+ */
+void gp_validity_judge(const struct gp_run_evidence *e, const struct gp_health_check *h,
+		       size_t n_h, const struct gp_health_round *rounds, size_t n_rounds,
+		       int strict, struct gp_run_verdict *v);
+
+void gp_run_verdict_release(struct gp_run_verdict *v);
+
+#endif

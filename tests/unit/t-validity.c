@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of validity: each rule of method §8.1 at its thresholds (exactly
+ * at a bound, one past it) and with its evidence missing (not checked, and
+ * with strict a reason).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "validity.h"
+
+#define S(x) ((int64_t)(x) * 1000000000LL)
+
+/* A run that passes every rule, with every piece of evidence present. */
+static struct gp_run_evidence good_run(void)
+{
+	struct gp_run_evidence e;
+
+	memset(&e, 0, sizeof(e));
+	e.rate = 2;
+	e.n_req = 10;
+	e.paired = 10;
+	e.have_framing_trailer = 1;
+	e.have_behind = e.have_capped = e.have_interrupted = e.have_achieved = 1;
+	e.achieved = 2;
+	e.have_start = e.have_end = 1;
+	e.start_ns = S(100);
+	e.end_ns = S(110);
+	return e;
+}
+
+/* Health: a good round before the run, and one after it. */
+static struct gp_health_check H[] = {
+	{ S(90), 0, GP_HEALTH_VIP, 1, "http://vip", "t90" },
+	{ S(91), 1, GP_HEALTH_BACKEND, 1, "http://b1", "t91" },
+	{ S(92), 2, GP_HEALTH_SUMMARY, 1, NULL, "t92" },
+	{ S(120), 3, GP_HEALTH_VIP, 1, "http://vip", "t120" },
+	{ S(121), 4, GP_HEALTH_BACKEND, 1, "http://b1", "t121" },
+	{ S(122), 5, GP_HEALTH_SUMMARY, 1, NULL, "t122" },
+};
+#define NH (sizeof(H) / sizeof(H[0]))
+
+static struct gp_run_verdict V;
+
+/* Judge e with the checks h; returns the number of reasons. */
+static size_t judge_h(const struct gp_run_evidence *e, struct gp_health_check *h, size_t n,
+		      int strict)
+{
+	struct gp_health_round *r;
+	size_t nr = gp_validity_rounds(h, n, &r);
+
+	gp_run_verdict_release(&V);
+	gp_validity_judge(e, h, n, r, nr, strict, &V);
+	free(r);
+	return json_array_size(V.reasons);
+}
+
+static size_t judge(const struct gp_run_evidence *e, int strict)
+{
+	struct gp_health_check h[NH];
+
+	memcpy(h, H, sizeof(H));
+	return judge_h(e, h, NH, strict);
+}
+
+static const char *reason0(void)
+{
+	return json_string_value(json_array_get(V.reasons, 0));
+}
+
+static const char *flag0(void)
+{
+	return json_string_value(json_array_get(V.flags, 0));
+}
+
+static void test_kept(void)
+{
+	struct gp_run_evidence e = good_run();
+
+	is_int(judge(&e, 1), 0, "a run with all its evidence and nothing wrong: no reason, even strict");
+	ok(!V.discarded, "kept");
+	for (int k = 0; k < GP_N_RULES; k++)
+		ok(V.checked[k] && !V.hit[k], "rule %s checked, not hit", gp_rule_name[k]);
+	is_int(json_array_size(V.flags), 0, "no flag");
+}
+
+static void test_requests(void)
+{
+	struct gp_run_evidence e;
+
+	memset(&e, 0, sizeof(e));
+	gp_validity_note_request(&e, "ok", NULL, 200, NULL, 100, 10);
+	gp_validity_note_request(&e, "ok", NULL, 200, NULL, 100, NAN);
+	gp_validity_note_request(&e, "single_token", NULL, 200, NULL, 100, NAN);
+	gp_validity_note_request(&e, "failed", "hang", 200, NULL, 80, NAN);
+	gp_validity_note_request(&e, "failed", "hang", 200, NULL, NAN, NAN);
+	gp_validity_note_request(&e, "failed", "truncated", 200, NULL, 80, NAN);
+	gp_validity_note_request(&e, "failed", "invalid_framing", 200, NULL, NAN, NAN);
+	gp_validity_note_request(&e, "failed", "timeout", 0, NULL, NAN, NAN);
+	gp_validity_note_request(&e, "failed", "http_status", 504, "gateway", NAN, NAN);
+	gp_validity_note_request(&e, "failed", "reset", 0, "prefill timed out", NAN, NAN);
+	is_int(e.n_req, 10, "every request counted");
+	is_int(e.paired, 1, "paired: ok with both latencies only");
+	is_int(e.hang, 1, "a hang counts only after the first token");
+	is_int(e.truncated, 1, "truncated");
+	is_int(e.framing_req, 1, "invalid framing");
+	is_int(e.timeouts, 2, "504 and a server's 'timed out'; not the client's deadline");
+	is_str(e.timeout_example, "http 504", "the first backend timeout is the example");
+	gp_run_evidence_release(&e);
+	ok(e.timeout_example == NULL, "released");
+}
+
+static void test_stream_rules(void)
+{
+	struct gp_run_evidence e = good_run();
+
+	e.framing_trailer = 1;
+	judge(&e, 0);
+	ok(V.hit[GP_RULE_FRAMING] && V.discarded, "one invalid framing in the trailer discards");
+	is_str(reason0(), "invalid_framing: 1 request", "singular reason");
+	e = good_run();
+	e.framing_req = 2;
+	e.framing_trailer = 1;
+	judge(&e, 0);
+	is_str(reason0(), "invalid_framing: 2 requests", "the larger of records and trailer");
+	e = good_run();
+	e.have_framing_trailer = 0;
+	judge(&e, 0);
+	ok(!V.checked[GP_RULE_FRAMING] && !V.discarded, "no framing count: not checked, kept");
+	is_int(judge(&e, 1), 1, "strict: one reason");
+	is_str(reason0(), "not_checked: invalid_framing", "strict: not_checked: invalid_framing");
+
+	e = good_run();
+	e.hang_trailer = 1;
+	e.truncated = 3;
+	is_int(judge(&e, 0), 2, "hang and truncated: two reasons under one rule");
+	is_str(reason0(), "hang: 1 request", "the hang first");
+	is_str(json_string_value(json_array_get(V.reasons, 1)), "truncated: 3 requests", "then truncated");
+	ok(V.hit[GP_RULE_HANG], "rule hang_truncated");
+
+	e = good_run();
+	e.timeouts = 1;
+	e.timeout_example = "http 408";
+	judge(&e, 0);
+	is_str(reason0(), "backend_timeout: 1 request (first: http 408)", "backend timeout reason");
+
+	e = good_run();
+	e.paired = 0;
+	judge(&e, 0);
+	is_str(reason0(), "zero_paired: no ok request with both ttft_ms and tpot_ms (10 attempted)",
+	       "zero paired discards");
+	e.paired = 1;
+	is_int(judge(&e, 0), 0, "one paired request is enough");
+}
+
+static void test_client_behind(void)
+{
+	struct gp_run_evidence e = good_run();	/* 2 rps: mean gap 500 ms */
+
+	e.behind = 1;
+	e.late_p99 = 250;		/* exactly half the gap */
+	e.late_max = 500;		/* exactly one gap */
+	is_int(judge(&e, 0), 0, "p99 at half the gap and max at one gap: kept");
+	is_int(json_array_size(V.flags), 1, "and flagged");
+	is_str(flag0(), "client_behind: send lateness p99 250 ms, max 500 ms, within the tolerance "
+	       "of the 500 ms mean gap", "the flag");
+	e.late_p99 = 250.001;
+	is_int(judge(&e, 0), 1, "p99 just past half the gap: discarded");
+	ok(V.hit[GP_RULE_BEHIND], "by client_behind");
+	e.late_p99 = 1;
+	e.late_max = 500.001;
+	is_int(judge(&e, 0), 1, "max just past one gap: discarded");
+	e.rate = 0;
+	e.late_max = 0;
+	is_int(judge(&e, 0), 1, "behind with no rate (no gap): discarded");
+	e = good_run();
+	e.late_p99 = 1e6;
+	is_int(judge(&e, 0), 0, "lateness without client_behind is not judged");
+	e.have_behind = 0;
+	judge(&e, 0);
+	ok(!V.checked[GP_RULE_BEHIND], "no client_behind field: not checked");
+}
+
+static void test_capped_interrupted(void)
+{
+	struct gp_run_evidence e = good_run();
+
+	e.capped = 1;
+	judge(&e, 0);
+	is_str(reason0(), "capped_sends: 1 send held back by --max-inflight", "one capped send discards");
+	e.capped = 0;
+	e.interrupted = 1;
+	judge(&e, 0);
+	is_str(reason0(), "interrupted: a signal stopped the run; its rep is incomplete", "interrupted");
+	e = good_run();
+	e.have_capped = e.have_interrupted = 0;
+	is_int(judge(&e, 1), 2, "strict: both not checked");
+	is_str(reason0(), "not_checked: capped_sends", "in rule order");
+}
+
+static void test_achieved_rate(void)
+{
+	struct gp_run_evidence e = good_run();
+
+	/* 0.05 and 0.10 are not exact in binary, so "exactly at the bound"
+	 * is tested as one part in 10^9 either side of it. */
+	e.rate = 4;
+	e.achieved = 4.2 - 1e-9;
+	is_int(judge(&e, 0), 0, "just under +5 %%: kept");
+	is_int(json_array_size(V.flags), 0, "just under +5 %%: not flagged");
+	e.achieved = 4.2 + 1e-9;
+	judge(&e, 0);
+	is_int(json_array_size(V.flags), 1, "just over +5 %%: flagged");
+	e.achieved = 4 * 0.95 - 1e-9;
+	judge(&e, 0);
+	is_int(json_array_size(V.flags), 1, "just past -5 %%: flagged");
+	e.rate = 5;
+	e.achieved = 5.5 - 1e-9;	/* just under +10 % */
+	is_int(judge(&e, 0), 0, "just under +10 %%: kept");
+	is_int(json_array_size(V.flags), 1, "and flagged");
+	e.achieved = 5.5 + 1e-9;
+	is_int(judge(&e, 0), 1, "just over +10 %%: discarded");
+	is_str(reason0(), "achieved_rate: 5.5 req/s against the label 5 (+10.0 %, bound 10.0 %)",
+	       "the reason");
+	e.achieved = 4.5 - 1e-9;
+	is_int(judge(&e, 0), 1, "just past -10 %%: discarded");
+	e.poisson = 1;
+	e.n_req = 101;			/* bound 10 % + 3/√100 = 40 % */
+	e.achieved = 5 * 1.3999;
+	is_int(judge(&e, 0), 0, "poisson, 100 gaps: +39.99 %% is within 40 %%");
+	e.achieved = 5 * 1.4001;
+	is_int(judge(&e, 0), 1, "poisson: +40.01 %% is not");
+	e = good_run();
+	e.have_achieved = 0;
+	judge(&e, 0);
+	ok(!V.checked[GP_RULE_RATE], "no achieved_rps: not checked");
+	e.rate = 0;
+	judge(&e, 0);
+	ok(V.checked[GP_RULE_RATE], "a label of 0: nothing to hold it to, checked");
+}
+
+static void test_health(void)
+{
+	struct gp_health_check h[NH];
+	struct gp_run_evidence e = good_run();
+
+	memcpy(h, H, sizeof(H));
+	h[3].ok = 0;			/* the round after the run: vip fails */
+	is_int(judge_h(&e, h, NH, 0), 1, "a failing vip_chat in the round after the run discards");
+	is_str(reason0(), "vip_200: vip_chat check of http://vip failed at t120", "the reason");
+	memcpy(h, H, sizeof(H));
+	h[1].ok = 0;			/* the round before: a backend fails */
+	judge_h(&e, h, NH, 0);
+	ok(V.hit[GP_RULE_BACKEND] && !V.hit[GP_RULE_VIP], "a failing backend in the round before");
+
+	/* Exactly at the bounds: the round before ends at the run's start. */
+	memcpy(h, H, sizeof(H));
+	h[1].ok = 0;
+	h[2].at = S(100);
+	is_int(judge_h(&e, h, NH, 0), 1, "a round that ends exactly at the start is the round before");
+	/* A failing check older than the round before is outside the window. */
+	{
+		struct gp_health_check h2[NH + 3];
+
+		memcpy(h2, H, sizeof(H));
+		h2[NH] = (struct gp_health_check){ S(50), 6, GP_HEALTH_VIP, 0, "http://vip", "t50" };
+		h2[NH + 1] = (struct gp_health_check){ S(51), 7, GP_HEALTH_BACKEND, 0, "b", "t51" };
+		h2[NH + 2] = (struct gp_health_check){ S(52), 8, GP_HEALTH_SUMMARY, 1, NULL, "t52" };
+		is_int(judge_h(&e, h2, NH + 3, 0), 0, "a failing round before the round before: kept");
+	}
+	/* No health at all, or no time for the run: not checked. */
+	is_int(judge_h(&e, NULL, 0, 0), 0, "no health records: kept");
+	ok(!V.checked[GP_RULE_VIP] && !V.checked[GP_RULE_BACKEND], "and not checked");
+	is_int(judge_h(&e, NULL, 0, 1), 2, "strict: vip_200 and backend_health not checked");
+	e.have_start = e.have_end = 0;
+	memcpy(h, H, sizeof(H));
+	h[0].ok = 0;
+	judge_h(&e, h, NH, 0);
+	ok(!V.checked[GP_RULE_VIP] && !V.discarded, "a run without times has no window");
+	/* Only the run's end known: the window is the end's neighbourhood. */
+	e.have_end = 1;
+	memcpy(h, H, sizeof(H));
+	h[3].ok = 0;
+	is_int(judge_h(&e, h, NH, 0), 1, "only ended_at: the round after still counts");
+}
+
+static void test_rounds(void)
+{
+	struct gp_health_check h[] = {
+		{ S(5), 0, GP_HEALTH_VIP, 1, NULL, "" },
+		{ S(1), 1, GP_HEALTH_VIP, 1, NULL, "" },
+		{ S(2), 2, GP_HEALTH_SUMMARY, 1, NULL, "" },
+		{ S(5), 3, GP_HEALTH_SUMMARY, 1, NULL, "" },
+		{ S(9), 4, GP_HEALTH_OTHER, 1, NULL, "" },
+	};
+	struct gp_health_round *r;
+	size_t n = gp_validity_rounds(h, 5, &r);
+
+	is_int(n, 3, "two summaries and a trailing check: three rounds");
+	ok(n == 3 && r[0].start == S(1) && r[0].end == S(2), "round 1 is 1..2 (sorted by time)");
+	ok(n == 3 && r[1].start == S(5) && r[1].end == S(5) && h[3].order == 3,
+	   "round 2 is 5..5: ties keep input order, the summary after the check");
+	ok(n == 3 && r[2].start == S(9) && r[2].end == S(9), "round 3 has no summary");
+	free(r);
+	is_int(gp_validity_rounds(h, 0, &r), 0, "no checks: no rounds");
+	ok(r == NULL, "and NULL");
+}
+
+int main(void)
+{
+	test_kept();
+	test_requests();
+	test_stream_rules();
+	test_client_behind();
+	test_capped_interrupted();
+	test_achieved_rate();
+	test_health();
+	test_rounds();
+	gp_run_verdict_release(&V);
+	return done_testing();
+}
