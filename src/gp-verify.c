@@ -10,7 +10,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "cli.h"
 #include "fleet.h"
 #include "gate.h"
@@ -29,6 +29,8 @@
 #include "pace.h"
 #include "rfc3339.h"
 #include "sig.h"
+#include "proof.h"
+#include "validity.h"
 #include "statcheck.h"
 #include "stats.h"
 #include "vec.h"
@@ -37,8 +39,6 @@
 #ifndef GP_SHAREDIR
 #define GP_SHAREDIR "/usr/local/share/gp"
 #endif
-
-extern char **environ;
 
 static const char usage[] =
 	"Usage: gp-verify validity [--strict] [-o FILE] [FILE...]\n"
@@ -90,8 +90,6 @@ static void grow(void *pp, size_t *cap, size_t n, size_t sz)
 	memset((char *)*p + n * sz, 0, (*cap - n) * sz);
 }
 
-#define xasprintf gp_xasprintf
-
 /* String map over a jansson object: key → index. */
 static long map_get(json_t *map, const char *key)
 {
@@ -109,7 +107,7 @@ static void map_put(json_t *map, const char *key, long idx)
 /* The key of a run: (arm, rate_rps, rep), exact in the rate. */
 static char *run_key(const char *arm, double rate, long long rep)
 {
-	return xasprintf("%s\x1f%.17g\x1f%lld", arm, rate, rep);
+	return gp_xasprintf("%s\x1f%.17g\x1f%lld", arm, rate, rep);
 }
 
 /* Record field readers that die with exit 65 naming file:line:field. */
@@ -208,6 +206,27 @@ static int next_record(struct gp_input *in, char **line, size_t *len, json_t **o
 	return 1;
 }
 
+/* Read every record of the files (stdin when none): fn(ctx, record, its raw
+ * line, where it is); the record is released after the call. */
+static void read_records(char **files, int n_files,
+			 void (*fn)(void *, json_t *, const char *, size_t, const struct at *),
+			 void *ctx)
+{
+	struct gp_input in;
+	char *ln;
+	size_t len;
+	json_t *o;
+
+	gp_input_init(&in, files, n_files);
+	while (next_record(&in, &ln, &len, &o)) {
+		struct at w = { gp_input_name(&in), gp_input_line(&in) };
+
+		fn(ctx, o, ln, len, &w);
+		json_decref(o);
+	}
+	gp_input_release(&in);
+}
+
 static FILE *spool_open(void)
 {
 	struct gp_spool s;
@@ -237,71 +256,12 @@ static json_t *jstr_or_null(const char *s)
 
 /* ------------------------------------------------------------- validity */
 
-/* The rules of method §8.1, in the order they are reported. */
-enum rule {
-	R_FRAMING, R_HANG, R_TIMEOUT, R_VIP, R_BACKEND, R_PAIRED,
-	R_BEHIND, R_CAPPED, R_INTERRUPTED, R_RATE, R_SHARDS, N_RULES
-};
-static const char *const rule_name[N_RULES] = {
-	"invalid_framing", "hang_truncated", "backend_timeout", "vip_200",
-	"backend_health", "zero_paired",
-	"client_behind", "capped_sends", "interrupted", "achieved_rate", "shards",
-};
-
-/*
- * The achieved-rate tolerances (documented in gp-verify(1)): a run whose
- * achieved rate differs from its label by more than RATE_FLAG is flagged; by
- * more than RATE_DISCARD (+ 3/√(n − 1) for a Poisson schedule, whose realized
- * rate varies by about 1/√n by design) it is discarded.
- */
-#define RATE_FLAG 0.05
-#define RATE_DISCARD 0.10
-/*
- * The lateness tolerance: gp-replay says client_behind at a send lateness p99
- * over 1 ms or a maximum over 10 ms.  The run is discarded when that lateness
- * is material against its schedule — p99 over LATE_P99_GAP of the mean gap
- * 1/rate_rps (one send in a hundred late by half a gap), or the maximum over
- * one mean gap — and kept with a flag below.
- */
-#define LATE_P99_GAP 0.5
-
+/* A run: its key and the evidence the rules judge (validity.h). */
 struct vrun {
 	char *key, *arm, *run_id;
-	double rate;
 	long long rep;
-	long n_req, paired, hang, truncated, framing_req, timeouts;
-	long long framing_trailer, hang_trailer, truncated_trailer;
-	int have_framing_trailer;
-	int have_start, have_end;
-	int64_t start_ns, end_ns;
-	char *timeout_example;
-	/* the client (run_end) */
-	int have_behind, behind, have_capped, have_interrupted, interrupted, have_achieved;
-	long long capped;
-	double achieved, late_p99, late_max;
-	int poisson;
-	/* shards: "I/N" of the headers and trailers; per shard I, how many of each */
-	long shard_n, shard_n_other;
-	int *shard_hdr, *shard_end;
-	json_t *flags;
-	/* results */
-	int checked[N_RULES];
-	int hit[N_RULES];
-	json_t *reasons;
-	int discarded;
-};
-
-enum { H_VIP, H_BACKEND, H_OTHER, H_SUMMARY };
-
-struct hrec {
-	int64_t at;
-	size_t order;
-	int kind, ok;
-	char *target, *at_text, *check;
-};
-
-struct round {
-	int64_t start, end;
+	struct gp_run_evidence ev;
+	struct gp_run_verdict vd;
 };
 
 struct pending {			/* a run_end keyed by run alone */
@@ -320,9 +280,13 @@ struct validity {
 	char **idnames;		/* run id table for untied-by-key records */
 	size_t n_ids, cap_ids;
 	json_t *idtab;		/* run id → idnames index */
-	struct hrec *h;
+	struct gp_health_check *h;	/* target and at_text owned here */
 	size_t n_h, cap_h;
+	struct gp_health_round *rounds;
+	size_t n_rounds;
+	size_t kept, dropped;
 	int strict;
+	FILE *spool;		/* the records, each with its tie */
 };
 
 static struct vrun *vrun_get(struct validity *v, const char *key, const char *arm, double rate,
@@ -335,7 +299,7 @@ static struct vrun *vrun_get(struct validity *v, const char *key, const char *ar
 		i = (long)v->n_runs++;
 		v->runs[i].key = gp_xstrdup(key);
 		v->runs[i].arm = gp_xstrdup(arm);
-		v->runs[i].rate = rate;
+		v->runs[i].ev.rate = rate;
 		v->runs[i].rep = rep;
 		map_put(v->keys, key, i);
 	}
@@ -368,8 +332,7 @@ static long id_index(struct validity *v, const char *id)
 
 static void add_health(struct validity *v, const json_t *o, const struct at *w, int summary)
 {
-	struct hrec *h;
-	const char *check = NULL;
+	struct gp_health_check *h;
 
 	/* The contract does not require a time on health records; one without
 	 * `at` cannot be placed in a run's window and leaves the rules unchecked. */
@@ -381,17 +344,17 @@ static void add_health(struct validity *v, const json_t *o, const struct at *w, 
 	h->at = need_time(o, "at", w);
 	h->at_text = gp_xstrdup(gp_need_str(o, "at", w->file, w->line));
 	if (summary) {
-		h->kind = H_SUMMARY;
+		h->kind = GP_HEALTH_SUMMARY;
 		h->ok = 1;
 	} else {
-		check = gp_need_str(o, "check", w->file, w->line);
-		h->kind = !strcmp(check, "vip_chat") ? H_VIP :
-			  !strcmp(check, "backend_models") ? H_BACKEND : H_OTHER;
+		const char *check = gp_need_str(o, "check", w->file, w->line);
+
+		h->kind = !strcmp(check, "vip_chat") ? GP_HEALTH_VIP :
+			  !strcmp(check, "backend_models") ? GP_HEALTH_BACKEND : GP_HEALTH_OTHER;
 		/* The checks we judge must say ok; the others only mark rounds. */
-		h->ok = h->kind == H_OTHER ? 1 : need_bool(o, "ok", w);
+		h->ok = h->kind == GP_HEALTH_OTHER ? 1 : need_bool(o, "ok", w);
 		h->target = gp_xstrdup(opt_str(o, "target", w));
 	}
-	h->check = gp_xstrdup(check ? check : "health_summary");
 	v->n_h++;
 }
 
@@ -412,65 +375,42 @@ static void note_request(struct validity *v, const json_t *o, const struct at *w
 	error = opt_str(o, "error", w);
 	detail = opt_str(o, "error_detail", w);
 	opt_int(o, "http_status", w, &status);
-	r->n_req++;
-	if (!strcmp(outcome, "ok") && opt_num(o, "ttft_ms", w, &ttft) &&
-	    opt_num(o, "tpot_ms", w, &tpot))
-		r->paired++;
-	else {
-		opt_num(o, "ttft_ms", w, &ttft);
-		opt_num(o, "tpot_ms", w, &tpot);
-	}
-	if (!error)
-		return;
-	/* A hang is a stream that started and then went silent; a request
-	 * still waiting for its first token (ttft_ms null) was queued — a
-	 * miss, measured, not a broken run (issue 9). */
-	if (!strcmp(error, "hang") && isfinite(ttft))
-		r->hang++;
-	else if (!strcmp(error, "truncated"))
-		r->truncated++;
-	else if (!strcmp(error, "invalid_framing"))
-		r->framing_req++;
-	if (gp_gate_backend_timeout(error, (long)status, detail)) {
-		r->timeouts++;
-		if (!r->timeout_example)
-			r->timeout_example = status && !strcmp(error, "http_status") ?
-				xasprintf("http %lld", status) :
-				xasprintf("%s: %.80s", error, detail ? detail : "");
-	}
+	opt_num(o, "ttft_ms", w, &ttft);
+	opt_num(o, "tpot_ms", w, &tpot);
+	gp_validity_note_request(&r->ev, outcome, error, (long)status, detail, ttft, tpot);
 }
 
 /* What a run_end says about the client that shaped the run. */
-static void note_client(struct vrun *r, const json_t *o, const struct at *w)
+static void note_client(struct gp_run_evidence *e, const json_t *o, const struct at *w)
 {
 	double x;
 	long long n;
 	int b;
 
 	if (gp_json_bool(o, "client_behind", &b) == 0) {
-		r->have_behind = 1;
-		r->behind |= b;
+		e->have_behind = 1;
+		e->behind |= b;
 	}
 	if (opt_int(o, "capped_sends", w, &n)) {
-		r->have_capped = 1;
-		r->capped += n;
+		e->have_capped = 1;
+		e->capped += n;
 	}
 	if (gp_json_bool(o, "interrupted", &b) == 0) {
-		r->have_interrupted = 1;
-		r->interrupted |= b;
+		e->have_interrupted = 1;
+		e->interrupted |= b;
 	}
 	if (opt_num(o, "achieved_rps", w, &x)) {
-		r->achieved = r->have_achieved ? r->achieved + x : x;	/* shards add up */
-		r->have_achieved = 1;
+		e->achieved = e->have_achieved ? e->achieved + x : x;	/* shards add up */
+		e->have_achieved = 1;
 	}
-	if (opt_num(o, "lateness_p99_ms", w, &x) && x > r->late_p99)
-		r->late_p99 = x;
-	if (opt_num(o, "lateness_max_ms", w, &x) && x > r->late_max)
-		r->late_max = x;
+	if (opt_num(o, "lateness_p99_ms", w, &x) && x > e->late_p99)
+		e->late_p99 = x;
+	if (opt_num(o, "lateness_max_ms", w, &x) && x > e->late_max)
+		e->late_max = x;
 }
 
 /* The shard a run header or run_end names ("I/N"; absent for other producers). */
-static void note_shard(struct vrun *r, const json_t *o, const struct at *w, int trailer)
+static void note_shard(struct gp_run_evidence *e, const json_t *o, const struct at *w, int trailer)
 {
 	const char *s = opt_str(o, "shard", w);
 	long i, n;
@@ -479,64 +419,67 @@ static void note_shard(struct vrun *r, const json_t *o, const struct at *w, int 
 		return;
 	if (gp_pace_parse_shard(s, &i, &n) || n > 65536)
 		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field 'shard' is '%s', not I/N", s);
-	if (!r->shard_n) {
-		r->shard_n = n;
-		r->shard_hdr = memset(gp_xrealloc(NULL, (size_t)n * sizeof(int)), 0, (size_t)n * sizeof(int));
-		r->shard_end = memset(gp_xrealloc(NULL, (size_t)n * sizeof(int)), 0, (size_t)n * sizeof(int));
-	}
-	if (n != r->shard_n) {
-		r->shard_n_other = n;
-		return;
-	}
-	(trailer ? r->shard_end : r->shard_hdr)[i - 1]++;
+	gp_validity_note_shard(e, i, n, trailer);
 }
 
-static void note_trailer(struct vrun *r, const json_t *o, const struct at *w, int trailer)
+/* An optional RFC 3339 time: 1 and *ns when present and not null. */
+static int opt_time(const json_t *o, const char *key, const struct at *w, int64_t *ns)
+{
+	if (!json_object_get(o, key) || json_is_null(json_object_get(o, key)))
+		return 0;
+	*ns = need_time(o, key, w);
+	return 1;
+}
+
+/* What a run header says: the schedule and the start. */
+static void note_header(struct gp_run_evidence *e, const json_t *o, const struct at *w)
 {
 	const char *sched;
+	int64_t t;
+
+	note_shard(e, o, w, 0);
+	if (gp_json_str(o, "schedule", &sched) == 0 && !strcmp(sched, "poisson"))
+		e->poisson = 1;
+	if (opt_time(o, "started_at", w, &t)) {
+		if (!e->have_start || t < e->start_ns)
+			e->start_ns = t;
+		e->have_start = 1;
+	}
+}
+
+/* What a run_end says: the client, the end, the framing/hang/truncated counts. */
+static void note_trailer(struct gp_run_evidence *e, const json_t *o, const struct at *w)
+{
 	long long n;
+	int64_t t;
 	json_t *by;
 
-	note_shard(r, o, w, trailer);
-	if (!trailer) {
-		if (gp_json_str(o, "schedule", &sched) == 0 && !strcmp(sched, "poisson"))
-			r->poisson = 1;
-		if (json_object_get(o, "started_at") && !json_is_null(json_object_get(o, "started_at"))) {
-			int64_t t = need_time(o, "started_at", w);
-
-			if (!r->have_start || t < r->start_ns)
-				r->start_ns = t;
-			r->have_start = 1;
-		}
-		return;
-	}
-	note_client(r, o, w);
-	if (json_object_get(o, "ended_at") && !json_is_null(json_object_get(o, "ended_at"))) {
-		int64_t t = need_time(o, "ended_at", w);
-
-		if (!r->have_end || t > r->end_ns)
-			r->end_ns = t;
-		r->have_end = 1;
+	note_shard(e, o, w, 1);
+	note_client(e, o, w);
+	if (opt_time(o, "ended_at", w, &t)) {
+		if (!e->have_end || t > e->end_ns)
+			e->end_ns = t;
+		e->have_end = 1;
 	}
 	if (opt_int(o, "invalid_framing", w, &n)) {
-		r->framing_trailer += n;
-		r->have_framing_trailer = 1;
+		e->framing_trailer += n;
+		e->have_framing_trailer = 1;
 	}
 	by = json_object_get(o, "by_error");
 	if (by && !json_is_null(by)) {
 		struct at w2 = *w;
-		int framing_counted = r->have_framing_trailer;
+		int framing_counted = e->have_framing_trailer;
 
 		if (!json_is_object(by))
 			gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field 'by_error' is not an object");
 		/* by_error lists the classes that occurred: no key means none. */
-		r->have_framing_trailer = 1;
+		e->have_framing_trailer = 1;
 		if (opt_int(by, "hang", &w2, &n))
-			r->hang_trailer += n;
+			e->hang_trailer += n;
 		if (opt_int(by, "truncated", &w2, &n))
-			r->truncated_trailer += n;
+			e->truncated_trailer += n;
 		if (opt_int(by, "invalid_framing", &w2, &n) && !framing_counted)
-			r->framing_trailer += n;
+			e->framing_trailer += n;
 	}
 }
 
@@ -563,7 +506,10 @@ static void note_run(struct validity *v, const json_t *o, const struct at *w, in
 	r = vrun_get(v, key, arm, rate, rep, idx);
 	free(key);
 	vrun_note_id(v, r, *idx, opt_str(o, "run", w));
-	note_trailer(r, o, w, trailer);
+	if (trailer)
+		note_trailer(&r->ev, o, w);
+	else
+		note_header(&r->ev, o, w);
 }
 
 /* Resolve the run_ends keyed by run alone, now that every run id is known. */
@@ -577,7 +523,7 @@ static void resolve_pending(struct validity *v)
 		if (idx < 0)
 			gp_die_at(GP_EXIT_DATAERR, q->file, q->line, "field 'arm' is missing and run '%s' "
 				  "has no run header or request records to take it from", q->id);
-		note_trailer(&v->runs[idx], q->o, &w, 1);
+		note_trailer(&v->runs[idx].ev, q->o, &w);
 		json_decref(q->o);
 		free(q->id);
 		free(q->file);
@@ -585,202 +531,170 @@ static void resolve_pending(struct validity *v)
 	free(v->pending);
 }
 
-static int hrec_cmp(const void *a, const void *b)
+/* Note one record's evidence; returns its run index, or -1 when it has none. */
+static long validity_note(struct validity *v, const json_t *o, const struct at *w)
 {
-	const struct hrec *x = a, *y = b;
+	const char *type = gp_json_type(o);
+	long idx = -1;
 
-	if (x->at != y->at)
-		return x->at < y->at ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	if (!strcmp(type, "request"))
+		note_request(v, o, w, &idx);
+	else if (!strcmp(type, "run"))
+		note_run(v, o, w, 0, &idx);
+	else if (!strcmp(type, "run_end"))
+		note_run(v, o, w, 1, &idx);
+	else if (!strcmp(type, "health"))
+		add_health(v, o, w, 0);
+	else if (!strcmp(type, "health_summary"))
+		add_health(v, o, w, 1);
+	return idx;
 }
 
-static void reason(struct vrun *r, enum rule rule, char *text)
+/* Spool one record with its tie ("K<run>", "I<run id>" or "-") after noting
+ * its evidence; an older validity record is dropped: this pass writes its own. */
+static void validity_record(void *ctx, json_t *o, const char *ln, size_t len, const struct at *w)
 {
-	json_array_append_new(r->reasons, json_string(text));
-	free(text);
-	r->hit[rule] = 1;
-}
+	struct validity *v = ctx;
+	const char *type = gp_json_type(o), *id;
+	long idx = validity_note(v, o, w);
 
-static const char *plural(long long n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
-
-/*
- * The health rules.  Health records are grouped into rounds by time: sorted
- * by "at", a round ends with each health_summary.  The window of a run runs
- * from the start of the last round that ended at or before the run's
- * started_at to the end of the first round that began at or after its ended_at
- * (the run's own start or end when there is no such round); every health
- * check inside the window — before, during, after — counts.
- */
-static void health_rules(struct validity *v, struct vrun *r, const struct round *rounds,
-			 size_t n_rounds)
-{
-	int64_t s, e, lo, hi;
-	const struct round *before = NULL, *after = NULL;
-	long n_vip = 0, n_be = 0;
-
-	if (!r->have_start && !r->have_end)
+	if (!strcmp(type, "validity"))
 		return;
-	s = r->have_start ? r->start_ns : r->end_ns;
-	e = r->have_end ? r->end_ns : r->start_ns;
-	for (size_t i = 0; i < n_rounds; i++) {
-		if (rounds[i].end <= s && (!before || rounds[i].end >= before->end))
-			before = &rounds[i];
-		if (rounds[i].start >= e && (!after || rounds[i].start < after->start))
-			after = &rounds[i];
-	}
-	lo = before ? before->start : s;
-	hi = after ? after->end : e;
-	for (size_t i = 0; i < v->n_h; i++) {
-		const struct hrec *h = &v->h[i];
-
-		if (h->at < lo || h->at > hi)
-			continue;
-		if (h->kind == H_VIP) {
-			n_vip++;
-			if (!h->ok && !r->hit[R_VIP])
-				reason(r, R_VIP, xasprintf("vip_200: vip_chat check of %s failed at %s",
-							   h->target ? h->target : "the VIP",
-							   h->at_text));
-		} else if (h->kind == H_BACKEND) {
-			n_be++;
-			if (!h->ok && !r->hit[R_BACKEND])
-				reason(r, R_BACKEND,
-				       xasprintf("backend_health: backend_models check of %s failed at %s",
-						 h->target ? h->target : "a backend", h->at_text));
-		}
-	}
-	r->checked[R_VIP] = n_vip > 0;
-	r->checked[R_BACKEND] = n_be > 0;
-}
-
-/*
- * The client's rules: the client, not the server, shaped a run whose sends
- * fell behind schedule, were held back by --max-inflight, or were stopped by
- * a signal; and a run whose achieved rate is not its label offered another
- * load than the rung says.  Checked when the run_end carries the field.
- */
-static void client_rules(struct vrun *r)
-{
-	r->checked[R_BEHIND] = r->have_behind;
-	r->checked[R_CAPPED] = r->have_capped;
-	r->checked[R_INTERRUPTED] = r->have_interrupted;
-	r->flags = json_array();
-	if (r->behind) {
-		double gap_ms = r->rate > 0 ? 1000 / r->rate : 0;
-
-		if (!(gap_ms > 0) || r->late_p99 > LATE_P99_GAP * gap_ms || r->late_max > gap_ms)
-			reason(r, R_BEHIND, xasprintf("client_behind: the client did not hold its "
-						      "schedule (send lateness p99 %.3g ms, max %.3g ms; "
-						      "mean gap %.3g ms)", r->late_p99, r->late_max,
-						      gap_ms));
-		else
-			json_array_append_new(r->flags, json_sprintf("client_behind: send lateness p99 "
-					      "%.3g ms, max %.3g ms, within the tolerance of the "
-					      "%.3g ms mean gap", r->late_p99, r->late_max, gap_ms));
-	}
-	if (r->capped > 0)
-		reason(r, R_CAPPED, xasprintf("capped_sends: %lld %s held back by --max-inflight",
-					      r->capped, plural(r->capped, "send", "sends")));
-	if (r->interrupted)
-		reason(r, R_INTERRUPTED, xasprintf("interrupted: a signal stopped the run; its "
-						   "rep is incomplete"));
-	if (r->have_achieved && r->rate > 0) {
-		double dev = r->achieved / r->rate - 1, bound = RATE_DISCARD;
-
-		if (r->poisson && r->n_req > 1)
-			bound += 3 / sqrt((double)(r->n_req - 1));
-		r->checked[R_RATE] = 1;
-		if (fabs(dev) > bound)
-			reason(r, R_RATE, xasprintf("achieved_rate: %.4g req/s against the label %.4g "
-						    "(%+.1f %%, bound %.1f %%)", r->achieved, r->rate,
-						    100 * dev, 100 * bound));
-		else if (fabs(dev) > RATE_FLAG)
-			json_array_append_new(r->flags, json_sprintf("achieved_rate: %.4g req/s against "
-					      "the label %.4g (%+.1f %%, over the %.0f %% flag)",
-					      r->achieved, r->rate, 100 * dev, 100 * RATE_FLAG));
-	} else if (r->rate == 0) {
-		r->checked[R_RATE] = 1;	/* no label to hold it to */
-	}
-}
-
-/*
- * The shards rule: a run whose records say "shard I/N" is whole only with
- * exactly one run header and one run_end of every shard 1..N — a shard file
- * left out of the merge, cut short, or merged twice is not the run.
- */
-static void shard_rule(struct vrun *r)
-{
-	long bad = 0, first = 0, dup = 0;
-
-	r->checked[R_SHARDS] = 1;	/* no shard fields: one unsharded file */
-	if (r->shard_n_other) {
-		reason(r, R_SHARDS, xasprintf("missing_shard: shards of %ld and of %ld in one run",
-					      r->shard_n, r->shard_n_other));
-		return;
-	}
-	for (long i = 0; i < r->shard_n; i++)
-		if (r->shard_hdr[i] != 1 || r->shard_end[i] != 1) {
-			if (!bad++)
-				first = i;
-			dup |= r->shard_hdr[i] > 1 || r->shard_end[i] > 1;
-		}
-	if (!bad)
-		return;
-	if (dup)
-		reason(r, R_SHARDS, xasprintf("duplicate_shard: shard %ld/%ld has %d run headers and %d "
-					      "run_ends (merged twice?)", first + 1, r->shard_n,
-					      r->shard_hdr[first], r->shard_end[first]));
+	if (idx >= 0)
+		fprintf(v->spool, "K%ld\t", idx);
+	else if (strcmp(type, "discard") && strcmp(type, "health") &&
+		 strcmp(type, "health_summary") && (id = opt_str(o, "run", w)))
+		fprintf(v->spool, "I%ld\t", id_index(v, id));
 	else
-		reason(r, R_SHARDS, xasprintf("missing_shard: %ld of %ld %s incomplete (first: %ld/%ld, "
-					      "%s)", bad, r->shard_n, plural(r->shard_n, "shard", "shards"),
-					      first + 1, r->shard_n,
-					      !r->shard_hdr[first] && !r->shard_end[first] ? "absent" :
-					      !r->shard_hdr[first] ? "no run header" : "no run_end"));
+		fputs("-\t", v->spool);
+	fwrite(ln, 1, len, v->spool);
+	putc('\n', v->spool);
 }
 
-static void judge(struct validity *v, struct vrun *r, const struct round *rounds, size_t nr)
+/* Read: spool every record and gather the evidence of each run in memory
+ * (counts, not records). */
+static void validity_read(struct validity *v, char **files, int n_files)
 {
-	long long framing = r->framing_trailer > r->framing_req ? r->framing_trailer : r->framing_req;
-	long long hang = r->hang > r->hang_trailer ? r->hang : r->hang_trailer;
-	long long trunc = r->truncated > r->truncated_trailer ? r->truncated : r->truncated_trailer;
+	read_records(files, n_files, validity_record, v);
+	if (fflush(v->spool) || ferror(v->spool))
+		gp_die(GP_EXIT_SOFTWARE, "spool write error: %s", strerror(errno));
+	resolve_pending(v);
+}
 
-	r->reasons = json_array();
-	r->checked[R_FRAMING] = r->have_framing_trailer;
-	r->checked[R_HANG] = r->checked[R_TIMEOUT] = r->checked[R_PAIRED] = 1;
-	if (framing > 0)
-		reason(r, R_FRAMING, xasprintf("invalid_framing: %lld %s", framing,
-					       plural(framing, "request", "requests")));
-	if (hang > 0)
-		reason(r, R_HANG, xasprintf("hang: %lld %s", hang, plural(hang, "request", "requests")));
-	if (trunc > 0)
-		reason(r, R_HANG, xasprintf("truncated: %lld %s", trunc,
-					    plural(trunc, "request", "requests")));
-	if (r->timeouts > 0)
-		reason(r, R_TIMEOUT, xasprintf("backend_timeout: %ld %s (first: %s)", r->timeouts,
-					       plural(r->timeouts, "request", "requests"),
-					       r->timeout_example));
-	health_rules(v, r, rounds, nr);
-	client_rules(r);
-	shard_rule(r);
-	if (r->paired == 0)
-		reason(r, R_PAIRED, xasprintf("zero_paired: no ok request with both ttft_ms and "
-					      "tpot_ms (%ld attempted)", r->n_req));
-	if (v->strict)
-		for (int k = 0; k < N_RULES; k++)
-			if (!r->checked[k])
-				json_array_append_new(r->reasons,
-						      json_sprintf("not_checked: %s", rule_name[k]));
-	r->discarded = json_array_size(r->reasons) > 0;
+/* Decide: judge every run by the rules (validity.h). */
+static void validity_decide(struct validity *v)
+{
+	v->n_rounds = gp_validity_rounds(v->h, v->n_h, &v->rounds);
+	for (size_t i = 0; i < v->n_runs; i++) {
+		struct vrun *r = &v->runs[i];
+
+		gp_validity_judge(&r->ev, v->h, v->n_h, v->rounds, v->n_rounds, v->strict, &r->vd);
+		if (r->vd.discarded)
+			v->dropped++;
+		else
+			v->kept++;
+	}
+}
+
+/* Re-emit the spool without the records of discarded runs. */
+static void emit_kept(struct validity *v, FILE *spool, struct gp_out *out)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+
+	rewind(spool);
+	while ((got = getline(&line, &cap, spool)) > 0) {
+		char *tab = strchr(line, '\t');
+		long idx = -1;
+
+		if (!tab)
+			gp_die(GP_EXIT_SOFTWARE, "spool is corrupt");
+		if (line[0] == 'K')
+			idx = strtol(line + 1, NULL, 10);
+		else if (line[0] == 'I')
+			idx = map_get(v->ids, v->idnames[strtol(line + 1, NULL, 10)]);
+		if (idx >= 0 && v->runs[idx].vd.discarded)
+			continue;
+		if (got > 0 && line[got - 1] == '\n')
+			got--;
+		if (gp_out_line(out, tab + 1, (size_t)(got - (tab + 1 - line))))
+			gp_output_failed(out);
+	}
+	free(line);
 }
 
 static json_t *run_ident(const struct vrun *r, const char *type)
 {
 	return json_pack("{s:s, s:s, s:o, s:I, s:o}", "type", type, "arm", r->arm,
-			 "rate_rps", gp_json_real(r->rate), "rep", (json_int_t)r->rep,
+			 "rate_rps", gp_json_real(r->ev.rate), "rep", (json_int_t)r->rep,
 			 "run", jstr_or_null(r->run_id));
+}
+
+/* One discard per discarded run, then the validity record. */
+static void emit_verdicts(struct validity *v, struct gp_out *out)
+{
+	json_t *rec, *runs = json_array(), *rules = json_array();
+
+	for (size_t i = 0; i < v->n_runs; i++) {
+		struct vrun *r = &v->runs[i];
+		json_t *nc = json_array();
+
+		for (int k = 0; k < GP_N_RULES; k++)
+			if (!r->vd.checked[k])
+				json_array_append_new(nc, json_string(gp_rule_name[k]));
+		if (r->vd.discarded) {
+			rec = run_ident(r, "discard");
+			json_object_set(rec, "reasons", r->vd.reasons);
+			out_record(out, rec);
+		}
+		rec = run_ident(r, "run");
+		json_object_del(rec, "type");
+		json_object_set_new(rec, "verdict", json_string(r->vd.discarded ? "discarded" : "kept"));
+		json_object_set_new(rec, "not_checked", nc);
+		json_object_set(rec, "flags", r->vd.flags);
+		gp_json_set_real(rec, "achieved_rps", r->ev.have_achieved ? r->ev.achieved : NAN);
+		json_array_append_new(runs, rec);
+	}
+	for (int k = 0; k < GP_N_RULES; k++) {
+		long nc = 0, hit = 0;
+
+		for (size_t i = 0; i < v->n_runs; i++) {
+			nc += !v->runs[i].vd.checked[k];
+			hit += v->runs[i].vd.hit[k];
+		}
+		json_array_append_new(rules, json_pack("{s:s, s:s, s:I, s:I}", "rule", gp_rule_name[k],
+						       "status", nc || !v->n_runs ? "not_checked" : "checked",
+						       "not_checked_runs", (json_int_t)nc,
+						       "discarded", (json_int_t)hit));
+	}
+	out_record(out, json_pack("{s:s, s:I, s:I, s:o, s:o, s:b}", "type", "validity",
+				  "kept", (json_int_t)v->kept, "discarded", (json_int_t)v->dropped,
+				  "runs", runs, "rules", rules, "strict", v->strict));
+}
+
+static void validity_release(struct validity *v)
+{
+	for (size_t i = 0; i < v->n_runs; i++) {
+		free(v->runs[i].key);
+		free(v->runs[i].arm);
+		free(v->runs[i].run_id);
+		gp_run_evidence_release(&v->runs[i].ev);
+		gp_run_verdict_release(&v->runs[i].vd);
+	}
+	for (size_t i = 0; i < v->n_h; i++) {
+		free((char *)v->h[i].target);
+		free((char *)v->h[i].at_text);
+	}
+	for (size_t i = 0; i < v->n_ids; i++)
+		free(v->idnames[i]);
+	free(v->idnames);
+	free(v->runs);
+	free(v->h);
+	free(v->rounds);
+	json_decref(v->keys);
+	json_decref(v->ids);
+	json_decref(v->idtab);
 }
 
 static int cmd_validity(int argc, char **argv)
@@ -793,15 +707,8 @@ static int cmd_validity(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct validity v = { 0 };
-	struct gp_input in;
 	struct gp_out out;
 	const char *output = NULL;
-	FILE *spool = spool_open();
-	char *line = NULL;
-	size_t len, cap = 0, n_rounds = 0, kept = 0, dropped = 0;
-	struct round *rounds = NULL;
-	json_t *o, *rec, *runs, *rules;
-	ssize_t got;
 	int c;
 
 	while ((c = gp_getopt(argc, argv, "o:h", opts)) != -1) {
@@ -816,160 +723,24 @@ static int cmd_validity(int argc, char **argv)
 	v.keys = json_object();
 	v.ids = json_object();
 	v.idtab = json_object();
-	gp_input_init(&in, argv + optind, argc - optind);
-
-	/* Pass 1: spool every record with its tie ("K<run>", "I<run id>" or "-"),
-	 * gather the evidence of each run in memory (counts, not records). */
-	{
-		char *ln;
-
-		while (next_record(&in, &ln, &len, &o)) {
-			struct at w = { gp_input_name(&in), gp_input_line(&in) };
-			const char *type = gp_json_type(o), *id;
-			long idx = -1;
-
-			if (!strcmp(type, "request"))
-				note_request(&v, o, &w, &idx);
-			else if (!strcmp(type, "run"))
-				note_run(&v, o, &w, 0, &idx);
-			else if (!strcmp(type, "run_end"))
-				note_run(&v, o, &w, 1, &idx);
-			else if (!strcmp(type, "health"))
-				add_health(&v, o, &w, 0);
-			else if (!strcmp(type, "health_summary"))
-				add_health(&v, o, &w, 1);
-			if (!strcmp(type, "validity")) {
-				json_decref(o);
-				continue;	/* replaced by this pass's record */
-			}
-			if (idx >= 0)
-				fprintf(spool, "K%ld\t", idx);
-			else if (strcmp(type, "discard") && strcmp(type, "health") &&
-				 strcmp(type, "health_summary") && (id = opt_str(o, "run", &w)))
-				fprintf(spool, "I%ld\t", id_index(&v, id));
-			else
-				fputs("-\t", spool);
-			fwrite(ln, 1, len, spool);
-			putc('\n', spool);
-			json_decref(o);
-		}
-		gp_input_release(&in);
-	}
-	if (fflush(spool) || ferror(spool))
-		gp_die(GP_EXIT_SOFTWARE, "spool write error: %s", strerror(errno));
-	resolve_pending(&v);
-
-	/* Judge every run. */
-	qsort(v.h, v.n_h, sizeof(*v.h), hrec_cmp);
-	for (size_t i = 0; i < v.n_h; i++) {
-		if (i == 0 || v.h[i - 1].kind == H_SUMMARY) {
-			grow(&rounds, &cap, n_rounds, sizeof(*rounds));
-			rounds[n_rounds++].start = v.h[i].at;
-		}
-		rounds[n_rounds - 1].end = v.h[i].at;
-	}
-	cap = 0;
-	for (size_t i = 0; i < v.n_runs; i++) {
-		judge(&v, &v.runs[i], rounds, n_rounds);
-		if (v.runs[i].discarded)
-			dropped++;
-		else
-			kept++;
-	}
-
-	/* Pass 2: re-emit the spool without the records of discarded runs. */
+	v.spool = spool_open();
+	validity_read(&v, argv + optind, argc - optind);
+	validity_decide(&v);
 	gp_output_open(&out, output, 0);
-	rewind(spool);
-	while ((got = getline(&line, &cap, spool)) > 0) {
-		char *tab = strchr(line, '\t');
-		long idx = -1;
-
-		if (!tab)
-			gp_die(GP_EXIT_SOFTWARE, "spool is corrupt");
-		if (line[0] == 'K')
-			idx = strtol(line + 1, NULL, 10);
-		else if (line[0] == 'I')
-			idx = map_get(v.ids, v.idnames[strtol(line + 1, NULL, 10)]);
-		if (idx >= 0 && v.runs[idx].discarded)
-			continue;
-		if (got > 0 && line[got - 1] == '\n')
-			got--;
-		if (gp_out_line(&out, tab + 1, (size_t)(got - (tab + 1 - line))))
-			gp_output_failed(&out);
-	}
-	free(line);
-	fclose(spool);
-
-	runs = json_array();
-	rules = json_array();
-	for (size_t i = 0; i < v.n_runs; i++) {
-		struct vrun *r = &v.runs[i];
-		json_t *nc = json_array();
-
-		for (int k = 0; k < N_RULES; k++)
-			if (!r->checked[k])
-				json_array_append_new(nc, json_string(rule_name[k]));
-		if (r->discarded) {
-			rec = run_ident(r, "discard");
-			json_object_set(rec, "reasons", r->reasons);
-			out_record(&out, rec);
-		}
-		rec = run_ident(r, "run");
-		json_object_del(rec, "type");
-		json_object_set_new(rec, "verdict", json_string(r->discarded ? "discarded" : "kept"));
-		json_object_set_new(rec, "not_checked", nc);
-		json_object_set(rec, "flags", r->flags);
-		gp_json_set_real(rec, "achieved_rps", r->have_achieved ? r->achieved : NAN);
-		json_array_append_new(runs, rec);
-	}
-	for (int k = 0; k < N_RULES; k++) {
-		long nc = 0, hit = 0;
-
-		for (size_t i = 0; i < v.n_runs; i++) {
-			nc += !v.runs[i].checked[k];
-			hit += v.runs[i].hit[k];
-		}
-		json_array_append_new(rules, json_pack("{s:s, s:s, s:I, s:I}", "rule", rule_name[k],
-						       "status", nc || !v.n_runs ? "not_checked" : "checked",
-						       "not_checked_runs", (json_int_t)nc,
-						       "discarded", (json_int_t)hit));
-	}
-	out_record(&out, json_pack("{s:s, s:I, s:I, s:o, s:o, s:b}", "type", "validity",
-				   "kept", (json_int_t)kept, "discarded", (json_int_t)dropped,
-				   "runs", runs, "rules", rules, "strict", v.strict));
+	emit_kept(&v, v.spool, &out);
+	fclose(v.spool);
+	emit_verdicts(&v, &out);
 	out_finish(&out);
 
 	if (v.n_runs == 0)
 		gp_warn("no runs in the input (no request, run or run_end records)");
-	else if (kept == 0)
-		gp_warn("every run was discarded (%zu)", dropped);
-	else if (dropped)
-		gp_info("kept %zu runs, discarded %zu", kept, dropped);
-	for (size_t i = 0; i < v.n_runs; i++) {
-		free(v.runs[i].key);
-		free(v.runs[i].arm);
-		free(v.runs[i].run_id);
-		free(v.runs[i].timeout_example);
-		json_decref(v.runs[i].reasons);
-		json_decref(v.runs[i].flags);
-		free(v.runs[i].shard_hdr);
-		free(v.runs[i].shard_end);
-	}
-	for (size_t i = 0; i < v.n_h; i++) {
-		free(v.h[i].target);
-		free(v.h[i].at_text);
-		free(v.h[i].check);
-	}
-	for (size_t i = 0; i < v.n_ids; i++)
-		free(v.idnames[i]);
-	free(v.idnames);
-	free(v.runs);
-	free(v.h);
-	free(rounds);
-	json_decref(v.keys);
-	json_decref(v.ids);
-	json_decref(v.idtab);
-	return kept > 0 ? GP_EXIT_OK : GP_EXIT_NEGATIVE;
+	else if (v.kept == 0)
+		gp_warn("every run was discarded (%zu)", v.dropped);
+	else if (v.dropped)
+		gp_info("kept %zu runs, discarded %zu", v.kept, v.dropped);
+	c = v.kept > 0 ? GP_EXIT_OK : GP_EXIT_NEGATIVE;
+	validity_release(&v);
+	return c;
 }
 
 /* -------------------------------------------------------------- publish */
@@ -1033,6 +804,7 @@ struct publish {
 	json_t *slo;		/* the last slo record */
 	json_t *stab;		/* the stability records written, for the table */
 	int not_checked;	/* something was not checked (for --strict) */
+	FILE *spool;		/* the records, for jq and --pass */
 };
 
 static long prun_get(struct publish *p, const char *id)
@@ -1092,7 +864,7 @@ static void note_metrics(struct publish *p, const json_t *o, const struct at *w)
 	i = prun_get(p, run);
 	if (arm && !p->runs[i].arm)
 		p->runs[i].arm = gp_xstrdup(arm);
-	key = xasprintf("%ld\x1f%s", i, target ? target : "");
+	key = gp_xasprintf("%ld\x1f%s", i, target ? target : "");
 	if (map_get(p->snap_ids, key) < 0) {
 		grow(&p->snaps, &p->cap_snaps, p->n_snaps, sizeof(*p->snaps));
 		p->snaps[p->n_snaps].run = i;
@@ -1213,10 +985,10 @@ static const char *const ev_name[N_EV] = { "health", "probe", "dual_proof" };
 static void missing(struct publish *p, int ev, char *what)
 {
 	if (p->opt->allow[ev]) {
-		note_reason(p, p->allowed, xasprintf("allowed_missing: %s: %s (--allow-missing %s)",
+		note_reason(p, p->allowed, gp_xasprintf("allowed_missing: %s: %s (--allow-missing %s)",
 						     ev_name[ev], what, ev_name[ev]));
 	} else {
-		char *t = xasprintf("missing: %s: %s", ev_name[ev], what);
+		char *t = gp_xasprintf("missing: %s: %s", ev_name[ev], what);
 
 		json_array_append_new(p->missing, json_string(t));
 		because(p, t);
@@ -1232,7 +1004,7 @@ static void stability(struct publish *p, struct gp_out *out)
 	json_t *s;
 
 	if (!json_array_size(p->summaries))
-		because(p, xasprintf("stability: no arm_summary records (run gp-analyze first)"));
+		because(p, gp_xasprintf("stability: no arm_summary records (run gp-analyze first)"));
 	json_array_foreach(p->summaries, i, s) {
 		const char *arm = json_string_value(json_object_get(s, "arm"));
 		double rate = json_number_value(json_object_get(s, "rate_rps"));
@@ -1255,13 +1027,13 @@ static void stability(struct publish *p, struct gp_out *out)
 				       p->opt->rep_cap);
 		if (verdict == GP_STABILITY_PUBLISHABLE_WITH_FOOTNOTE)
 			foot = reps == p->opt->rep_cap ?
-			       xasprintf("%s at %g rps: residual CV %.4g over the %g bound at the "
+			       gp_xasprintf("%s at %g rps: residual CV %.4g over the %g bound at the "
 					 "%ld-rep cap", arm, rate, cv, p->opt->max_cv, reps) :
-			       xasprintf("%s at %g rps: residual CV %.4g over the %g bound at %ld "
+			       gp_xasprintf("%s at %g rps: residual CV %.4g over the %g bound at %ld "
 					 "reps, past the %ld-rep cap", arm, rate, cv, p->opt->max_cv,
 					 reps, p->opt->rep_cap);
 		else if (cv_used != cv && verdict == GP_STABILITY_PUBLISHABLE)
-			foot = xasprintf("%s at %g rps: every rep had good fraction 0 (CV undefined, "
+			foot = gp_xasprintf("%s at %g rps: every rep had good fraction 0 (CV undefined, "
 					 "taken as 0)", arm, rate);
 		if (foot)
 			json_array_append_new(p->footnotes, json_string(foot));
@@ -1270,7 +1042,7 @@ static void stability(struct publish *p, struct gp_out *out)
 
 			if (!isnan(cv))
 				snprintf(cvs, sizeof(cvs), "%.4g", cv);
-			because(p, xasprintf("stability: %s at %g rps: ADD_REPLICATES (%ld reps, CV %s; "
+			because(p, gp_xasprintf("stability: %s at %g rps: ADD_REPLICATES (%ld reps, CV %s; "
 					     "add %ld)", arm, rate, reps, cvs, add));
 		}
 		rec = json_pack("{s:s, s:s, s:O, s:I, s:o, s:s, s:I, s:o, s:I, s:f, s:o}",
@@ -1327,7 +1099,7 @@ static void tmp_cleanup(void)
 	if (!tmp_dir)
 		return;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		char *p = xasprintf("%s/%s", tmp_dir, names[i]);
+		char *p = gp_xasprintf("%s/%s", tmp_dir, names[i]);
 
 		unlink(p);
 		free(p);
@@ -1341,76 +1113,58 @@ static void tmp_make(void)
 {
 	const char *t = getenv("TMPDIR");
 
-	tmp_dir = xasprintf("%s/gp-verify.XXXXXX", t && *t ? t : "/tmp");
+	tmp_dir = gp_xasprintf("%s/gp-verify.XXXXXX", t && *t ? t : "/tmp");
 	if (!mkdtemp(tmp_dir))
 		gp_die(GP_EXIT_SOFTWARE, "cannot create a temporary directory in %s: %s",
 		       t && *t ? t : "/tmp", strerror(errno));
 	atexit(tmp_cleanup);
 }
 
+/* The whole of f from its start, NUL-terminated (the caller frees). */
+static char *slurp(FILE *f)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	rewind(f);
+	do {
+		grow(&buf, &cap, len + 4096, 1);
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	buf[len] = 0;
+	return buf;
+}
+
 /*
- * Run argv (PATH search) with stdin from /dev/null and stdout into out_fd, or
- * into *buf (NUL-terminated, caller frees) when out_fd < 0.  Returns the exit
- * status, 128 + signal, or -1 with err set when the program could not start.
+ * Run argv (child.h: PATH search, stdin /dev/null, stderr ours) with stdout
+ * into out_fd, or into *buf (NUL-terminated, caller frees) when out_fd < 0.
+ * Returns the exit status, 128 + signal, or -1 with err set when the program
+ * could not start.
  */
 static int run_child(char *const argv[], int out_fd, char **buf, char *err, size_t errlen)
 {
-	posix_spawn_file_actions_t fa;
-	int pfd[2] = { -1, -1 }, rc, st;
-	size_t len = 0, cap = 0;
-	pid_t pid;
+	FILE *f = out_fd < 0 ? tmpfile() : NULL;
+	int rc;
 
-	if (out_fd < 0 && pipe(pfd)) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	if (out_fd < 0 && !f) {
+		snprintf(err, errlen, "cannot create a temporary file: %s", strerror(errno));
 		return -1;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, out_fd >= 0 ? out_fd : pfd[1], 1);
-	if (pfd[0] >= 0) {
-		posix_spawn_file_actions_addclose(&fa, pfd[0]);
-		posix_spawn_file_actions_addclose(&fa, pfd[1]);
-	}
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
-	if (rc) {
-		if (pfd[0] >= 0)
-			close(pfd[0]);
-		snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(rc));
-		return -1;
-	}
-	if (pfd[0] >= 0) {
-		*buf = NULL;
-		for (;;) {
-			ssize_t n;
-
-			grow(buf, &cap, len + 4096, 1);
-			n = read(pfd[0], *buf + len, cap - len - 1);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			len += (size_t)n;
-		}
-		(*buf)[len] = 0;
-		close(pfd[0]);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			snprintf(err, errlen, "waitpid: %s", strerror(errno));
-			return -1;
-		}
+	rc = gp_child_run(argv, NULL, f ? fileno(f) : out_fd, STDERR_FILENO);
 	check_stop();	/* the child shared our terminal's SIGINT */
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WEXITSTATUS(st);
+	if (rc < 0)
+		snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(-rc));
+	else if (f)
+		*buf = slurp(f);
+	if (f)
+		fclose(f);
+	return rc < 0 ? -1 : rc;
 }
 
 static int file_exists(const char *dir, const char *name)
 {
-	char *p = xasprintf("%s/%s", dir, name);
+	char *p = gp_xasprintf("%s/%s", dir, name);
 	struct stat sb;
 	int r = stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 
@@ -1435,11 +1189,11 @@ static char *find_awk_dir(const char *opt)
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = 0;
-			c = xasprintf("%s/../share/awk", exe);
+			c = gp_xasprintf("%s/../share/awk", exe);
 			if (file_exists(c, "common.awk"))
 				return c;
 			free(c);
-			c = xasprintf("%s/../share/gp/awk", exe);
+			c = gp_xasprintf("%s/../share/gp/awk", exe);
 			if (file_exists(c, "common.awk"))
 				return c;
 			free(c);
@@ -1469,9 +1223,9 @@ static void integrity_record(struct publish *p, struct gp_out *out, const char *
 	if (!ok && !fail)
 		status = "not_checked";
 	if (fail)
-		because(p, xasprintf("integrity: %s failed: %s", check, detail));
+		because(p, gp_xasprintf("integrity: %s failed: %s", check, detail));
 	else if (!ok)
-		because(p, xasprintf("integrity: %s not checked: %s", check, detail));
+		because(p, gp_xasprintf("integrity: %s not checked: %s", check, detail));
 	if (!ok && !fail)
 		p->not_checked = 1;
 	out_record(out, json_pack("{s:s, s:s, s:o, s:s, s:s}", "type", "integrity",
@@ -1482,23 +1236,23 @@ static void integrity_record(struct publish *p, struct gp_out *out, const char *
 static void integrity(struct publish *p, struct gp_out *out, const char *records_path)
 {
 	char err[512], *dir = find_awk_dir(p->opt->awk_dir);
-	char *flat = xasprintf("%s/flat.tsv", tmp_dir);
-	char *jqf = xasprintf("%s/flatten.jq", dir);
+	char *flat = gp_xasprintf("%s/flat.tsv", tmp_dir);
+	char *jqf = gp_xasprintf("%s/flatten.jq", dir);
 	char *jq_argv[] = { (char *)p->opt->jq, "-r", "-f", jqf, (char *)records_path, NULL };
 	char dl[64] = "", tp[64], *problem = NULL;
 	int fd, rc;
 
 	if (!file_exists(dir, "common.awk") || !file_exists(dir, "flatten.jq"))
-		problem = xasprintf("no integrity scripts in %s (set --awk-dir or GP_AWK_DIR)", dir);
+		problem = gp_xasprintf("no integrity scripts in %s (set --awk-dir or GP_AWK_DIR)", dir);
 	fd = open(flat, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (!problem && fd < 0)
-		problem = xasprintf("cannot create %s: %s", flat, strerror(errno));
+		problem = gp_xasprintf("cannot create %s: %s", flat, strerror(errno));
 	if (!problem) {
 		rc = run_child(jq_argv, fd, NULL, err, sizeof(err));
 		if (rc < 0)
 			problem = gp_xstrdup(err);
 		else if (rc)
-			problem = xasprintf("%s exited with status %d flattening the records", p->opt->jq, rc);
+			problem = gp_xasprintf("%s exited with status %d flattening the records", p->opt->jq, rc);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -1508,8 +1262,8 @@ static void integrity(struct publish *p, struct gp_out *out, const char *records
 		snprintf(dl, sizeof(dl), "deadline_s=");
 	snprintf(tp, sizeof(tp), "min_tpot_ms=%.17g", p->opt->min_tpot_ms);
 	for (size_t s = 0; s < sizeof(scripts) / sizeof(scripts[0]); s++) {
-		char *common = xasprintf("%s/common.awk", dir), *tdist = xasprintf("%s/tdist.awk", dir);
-		char *script = xasprintf("%s/%s", dir, scripts[s].script), *buf = NULL;
+		char *common = gp_xasprintf("%s/common.awk", dir), *tdist = gp_xasprintf("%s/tdist.awk", dir);
+		char *script = gp_xasprintf("%s/%s", dir, scripts[s].script), *buf = NULL;
 		char *av[] = { (char *)p->opt->awk, "-v", dl, "-v", tp, "-f", common, "-f", tdist,
 			       "-f", script, flat, flat, NULL };
 		int seen[3] = { 0, 0, 0 };
@@ -1518,7 +1272,7 @@ static void integrity(struct publish *p, struct gp_out *out, const char *records
 			rc = run_child(av, -1, &buf, err, sizeof(err));
 			if (rc < 0 || rc) {
 				char *why = rc < 0 ? gp_xstrdup(err) :
-					    xasprintf("%s -f %s exited with status %d", p->opt->awk,
+					    gp_xasprintf("%s -f %s exited with status %d", p->opt->awk,
 						      scripts[s].script, rc);
 
 				for (int k = 0; scripts[s].checks[k]; k++)
@@ -1582,145 +1336,96 @@ static double run_delta(const struct publish *p, long run, int m, int *have)
 	return d;
 }
 
-/* The decision proof of one arm the fleet file names: the gateway's hit
- * counter (and miss counter) over its runs, else the backends' prefix cache. */
-static void decision_proof(struct publish *p, const struct parm *arm,
-			   const struct gp_fleet_arm *fa, const char **ev, json_t **dok, char **dd)
+/* The runs of one arm as the decision proof reads them (proof.h); the
+ * caller frees.  The hit counter is the gateway's, else the backends'. */
+static struct gp_proof_run *arm_runs(const struct publish *p, const char *arm, size_t *n)
 {
-	if (!fa->routes_by_cache) {
-		*ev = "not_applicable";
-		*dd = gp_xstrdup("the arm does not route by cache");
-	} else {
-		int gw = p->fleet.cache_hit_metric != NULL;
-		int mh = gw ? M_HIT : M_VHIT;
-		long runs = 0, moved = 0, climbed = 0, miss_runs = 0;
-		double hits = 0, miss = 0, queries = 0, reqs = 0;
+	int mh = p->metric[M_HIT] ? M_HIT : M_VHIT;
+	struct gp_proof_run *v = gp_xrealloc(NULL, (p->n_runs + 1) * sizeof(*v));
 
-		for (size_t r = 0; r < p->n_runs; r++) {
-			int have, hm, hq;
-			double d, dm, dq, att;
+	*n = 0;
+	for (size_t r = 0; r < p->n_runs; r++) {
+		struct gp_proof_run *x;
 
-			if (!p->runs[r].arm || strcmp(p->runs[r].arm, arm->name))
-				continue;
-			d = run_delta(p, (long)r, mh, &have);
-			if (!have)
-				continue;
-			runs++;
-			hits += d;
-			moved += d > 0;
-			att = p->runs[r].have_attempted ? p->runs[r].attempted :
-			      (double)p->runs[r].requests;
-			reqs += att;
-			if (gw) {
-				dm = run_delta(p, (long)r, M_MISS, &hm);
-				if (hm) {
-					miss_runs++;
-					miss += dm;
-					climbed += gp_gate_miss_climb(dm, att, p->opt->miss_ratio);
-				}
-			} else {
-				dq = run_delta(p, (long)r, M_VQUERY, &hq);
-				if (hq)
-					queries += dq;
-			}
-		}
-		if (runs == 0) {
-			*dd = xasprintf("no before/after metrics snapshots of %s for this arm's runs",
-				       p->metric[mh]);
-		} else if (gw) {
-			*ev = "gateway_counters";
-			*dok = json_boolean(moved == runs && climbed == 0);
-			*dd = xasprintf("%s +%.0f over %ld runs (%ld did not move)%s", p->metric[M_HIT],
-				       hits, runs, runs - moved, "");
-			if (p->metric[M_MISS] && miss_runs) {
-				char *t = xasprintf("%s; %s +%.0f over %.0f requests (%ld of %ld runs at "
-						    "or over %g misses per request: fallback)",
-						    *dd, p->metric[M_MISS], miss, reqs, climbed,
-						    miss_runs, p->opt->miss_ratio);
-				free(*dd);
-				*dd = t;
-			} else if (p->metric[M_MISS]) {
-				char *t = xasprintf("%s; no snapshots of %s", *dd, p->metric[M_MISS]);
-				free(*dd);
-				*dd = t;
-			}
-		} else {
-			*ev = "backend_prefix_cache";
-			*dok = json_boolean(moved == runs);
-			*dd = xasprintf("no gateway cache_hit_metric; backends' %s +%.0f over %ld runs "
-				       "(%ld did not move), %s +%.0f (hit ratio %.3g)",
-				       p->metric[M_VHIT], hits, runs, runs - moved,
-				       p->metric[M_VQUERY], queries,
-				       queries > 0 ? hits / queries : NAN);
-		}
+		if (!p->runs[r].arm || strcmp(p->runs[r].arm, arm))
+			continue;
+		x = &v[(*n)++];
+		x->hit = run_delta(p, (long)r, mh, &x->have_hit);
+		x->miss = run_delta(p, (long)r, M_MISS, &x->have_miss);
+		x->query = run_delta(p, (long)r, M_VQUERY, &x->have_query);
+		x->attempted = p->runs[r].have_attempted ? p->runs[r].attempted :
+			       (double)p->runs[r].requests;
 	}
+	return v;
 }
 
-/* The delivery proof of one arm the fleet file names: receipts on every
- * completed request of a disaggregated arm. */
-static void delivery_proof(struct publish *p, const struct parm *arm,
-			   const struct gp_fleet_arm *fa, const char **dev, json_t **lok, char **ld)
+static json_t *proof_json(int ok)
 {
-	int expects = fa->disaggregated == 1 ||
-		      (fa->disaggregated == -1 && p->fleet.receipt_header);
+	return ok == GP_PROOF_UNKNOWN ? json_null() : json_boolean(ok);
+}
 
-	if (!expects) {
-		*dev = "not_applicable";
-		*ld = gp_xstrdup("the arm is not disaggregated (no receipt expected)");
-	} else if (arm->completed == 0) {
-		*ld = gp_xstrdup("no completed request that could carry a receipt");
-	} else {
-		*dev = "receipt";
-		*lok = json_boolean(arm->receipts == arm->completed);
-		*ld = xasprintf("%ld of %ld completed requests carried a receipt",
-			       arm->receipts, arm->completed);
+/* Decide both proofs of one arm; the details are the caller's to free. */
+static void arm_proofs(struct publish *p, const struct parm *arm, struct gp_proof *dec,
+		       struct gp_proof *del)
+{
+	const struct gp_fleet_arm *fa = p->have_fleet ? gp_fleet_arm(&p->fleet, arm->name) : NULL;
+	struct gp_proof_metrics m = { p->metric[M_HIT], p->metric[M_MISS], p->metric[M_VHIT],
+				      p->metric[M_VQUERY] };
+	struct gp_proof_run *runs;
+	size_t n;
+
+	*dec = *del = (struct gp_proof){ GP_PROOF_UNKNOWN, "not_checked", NULL };
+	if (!p->have_fleet) {
+		dec->detail = gp_xstrdup("no --fleet file");
+		del->detail = gp_xstrdup("no --fleet file");
+		return;
 	}
+	if (!fa) {
+		dec->detail = gp_xasprintf("arm '%s' is not in the fleet file", arm->name);
+		del->detail = gp_xstrdup(dec->detail);
+		return;
+	}
+	runs = arm_runs(p, arm->name, &n);
+	gp_decision_proof(fa->routes_by_cache, &m, runs, n, p->opt->miss_ratio, dec);
+	free(runs);
+	gp_delivery_proof(gp_proof_expects_receipt(fa->disaggregated, p->fleet.receipt_header != NULL),
+			  arm->completed, arm->receipts, del);
 }
 
 static void dual_proof(struct publish *p, struct gp_out *out)
 {
 	for (size_t a = 0; a < p->n_arms; a++) {
 		const struct parm *arm = &p->arms[a];
-		const struct gp_fleet_arm *fa = p->have_fleet ? gp_fleet_arm(&p->fleet, arm->name) : NULL;
-		const char *ev = "not_checked", *dev = "not_checked";
-		json_t *dok = json_null(), *lok = json_null();
-		char *dd = NULL, *ld = NULL;
+		struct gp_proof dec, del;
+		int dnc, lnc;
+		char *detail;
 
-		if (!p->have_fleet) {
-			dd = gp_xstrdup("no --fleet file");
-			ld = gp_xstrdup("no --fleet file");
-		} else if (!fa) {
-			dd = xasprintf("arm '%s' is not in the fleet file", arm->name);
-			ld = gp_xstrdup(dd);
-		}
-		if (fa)
-			decision_proof(p, arm, fa, &ev, &dok, &dd);
-		if (fa)
-			delivery_proof(p, arm, fa, &dev, &lok, &ld);
-		if (json_is_false(dok))
-			because(p, xasprintf("dual_proof: arm %s: decision: %s", arm->name, dd));
-		if (json_is_false(lok))
-			because(p, xasprintf("dual_proof: arm %s: delivery: %s", arm->name, ld));
+		arm_proofs(p, arm, &dec, &del);
+		dnc = !strcmp(dec.evidence, "not_checked");
+		lnc = !strcmp(del.evidence, "not_checked");
+		if (dec.ok == GP_PROOF_FAIL)
+			because(p, gp_xasprintf("dual_proof: arm %s: decision: %s", arm->name, dec.detail));
+		if (del.ok == GP_PROOF_FAIL)
+			because(p, gp_xasprintf("dual_proof: arm %s: delivery: %s", arm->name, del.detail));
 		/* Evidence that could not be gathered is missing evidence (strict
 		 * by default; --allow-missing dual_proof relaxes it, and says so). */
-		if (!strcmp(ev, "not_checked"))
-			missing(p, EV_DUAL, xasprintf("arm %s: decision not checked: %s", arm->name, dd));
-		if (!strcmp(dev, "not_checked"))
-			missing(p, EV_DUAL, xasprintf("arm %s: delivery not checked: %s", arm->name, ld));
-		if (!strcmp(ev, "not_checked") || !strcmp(dev, "not_checked"))
+		if (dnc)
+			missing(p, EV_DUAL, gp_xasprintf("arm %s: decision not checked: %s", arm->name,
+							 dec.detail));
+		if (lnc)
+			missing(p, EV_DUAL, gp_xasprintf("arm %s: delivery not checked: %s", arm->name,
+							 del.detail));
+		if (dnc || lnc)
 			p->not_checked = 1;
-		{
-			char *detail = xasprintf("decision: %s; delivery: %s", dd, ld);
-
-			out_record(out, json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s}",
-						  "type", "dual_proof", "arm", arm->name,
-						  "decision_ok", dok, "delivery_ok", lok,
-						  "evidence", ev, "delivery_evidence", dev,
-						  "detail", detail));
-			free(detail);
-		}
-		free(dd);
-		free(ld);
+		detail = gp_xasprintf("decision: %s; delivery: %s", dec.detail, del.detail);
+		out_record(out, json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s}",
+					  "type", "dual_proof", "arm", arm->name,
+					  "decision_ok", proof_json(dec.ok), "delivery_ok", proof_json(del.ok),
+					  "evidence", dec.evidence, "delivery_evidence", del.evidence,
+					  "detail", detail));
+		free(detail);
+		free(dec.detail);
+		free(del.detail);
 	}
 }
 
@@ -1742,14 +1447,14 @@ static void health_evidence(struct publish *p)
 		if (!rule || (strcmp(rule, "vip_200") && strcmp(rule, "backend_health")))
 			continue;
 		if (!st || strcmp(st, "checked")) {
-			char *t = xasprintf("%s%s%s", none ? none : "", none ? ", " : "", rule);
+			char *t = gp_xasprintf("%s%s%s", none ? none : "", none ? ", " : "", rule);
 
 			free(none);
 			none = t;
 		}
 	}
 	if (none)
-		missing(p, EV_HEALTH, xasprintf("no health records cover the runs (%s not checked; "
+		missing(p, EV_HEALTH, gp_xasprintf("no health records cover the runs (%s not checked; "
 						"run gp-health before and after each run)", none));
 	free(none);
 }
@@ -1775,12 +1480,12 @@ static void probe_evidence(struct publish *p)
 				engaged = 1;
 		}
 		if (!seen)
-			missing(p, EV_PROBE, xasprintf("arm %s: no probe record (run gp-probe for "
+			missing(p, EV_PROBE, gp_xasprintf("arm %s: no probe record (run gp-probe for "
 						       "every arm)", name));
 		else if (!confirmed)
-			because(p, xasprintf("probe: arm %s: the gateway's mode was not confirmed", name));
+			because(p, gp_xasprintf("probe: arm %s: the gateway's mode was not confirmed", name));
 		else if (!engaged)
-			because(p, xasprintf("probe: arm %s: the routing mechanism did not engage", name));
+			because(p, gp_xasprintf("probe: arm %s: the routing mechanism did not engage", name));
 	}
 }
 
@@ -1791,16 +1496,16 @@ static void relaxed_checks(struct publish *p)
 	long long mr = 0;
 
 	if (p->opt->min_reps < 5)
-		note_reason(p, p->relaxed, xasprintf("relaxed: --min-reps %ld is below the method's 5",
+		note_reason(p, p->relaxed, gp_xasprintf("relaxed: --min-reps %ld is below the method's 5",
 						     p->opt->min_reps));
 	if (p->opt->max_cv > 0.10)
-		note_reason(p, p->relaxed, xasprintf("relaxed: --max-cv %g is above the method's 0.10",
+		note_reason(p, p->relaxed, gp_xasprintf("relaxed: --max-cv %g is above the method's 0.10",
 						     p->opt->max_cv));
 	if (p->slo && gp_json_num(p->slo, "level", &level) == 0 && level < 0.95)
-		note_reason(p, p->relaxed, xasprintf("relaxed: gp-analyze --level %g is below the "
+		note_reason(p, p->relaxed, gp_xasprintf("relaxed: gp-analyze --level %g is below the "
 						     "method's 0.95", level));
 	if (p->slo && gp_json_int(p->slo, "min_reps", &mr) == 0 && mr < 5)
-		note_reason(p, p->relaxed, xasprintf("relaxed: gp-analyze --min-reps %lld is below the "
+		note_reason(p, p->relaxed, gp_xasprintf("relaxed: gp-analyze --min-reps %lld is below the "
 						     "method's 5", mr));
 }
 
@@ -1818,7 +1523,7 @@ static void knee_checks(struct publish *p)
 		if (!arm)
 			continue;
 		if (rate && !json_is_null(rate) && (!acc || json_is_null(acc)))
-			because(p, xasprintf("knee: arm %s: goodput per accelerator needs gp-analyze "
+			because(p, gp_xasprintf("knee: arm %s: goodput per accelerator needs gp-analyze "
 					     "--accelerators N or --fleet FILE", arm));
 		gp_json_str(k, "edge", &edge);
 		gp_json_str(k, "advice", &advice);
@@ -1836,20 +1541,20 @@ static void validity_gate(struct publish *p)
 	int strict = 0;
 
 	if (!p->validity) {
-		because(p, xasprintf("validity: no validity record (run gp-verify validity first)"));
+		because(p, gp_xasprintf("validity: no validity record (run gp-verify validity first)"));
 		return;
 	}
 	gp_json_int(p->validity, "kept", &kept);
 	gp_json_bool(p->validity, "strict", &strict);
 	if (kept <= 0)
-		because(p, xasprintf("validity: no run survived the validity filter"));
+		because(p, gp_xasprintf("validity: no run survived the validity filter"));
 	json_array_foreach(json_object_get(p->validity, "rules"), i, r) {
 		const char *st = json_string_value(json_object_get(r, "status"));
 
 		if (st && strcmp(st, "checked")) {
 			p->not_checked = 1;
 			if (p->opt->strict && !strict)
-				because(p, xasprintf("validity: rule %s not checked (--strict)",
+				because(p, gp_xasprintf("validity: rule %s not checked (--strict)",
 						     json_string_value(json_object_get(r, "rule"))));
 		}
 	}
@@ -1897,7 +1602,8 @@ static void parse_allow(struct popts *o, const char *arg)
 	free(copy);
 }
 
-static int cmd_publish(int argc, char **argv)
+/* The publish options into *opt; returns optind. */
+static int publish_args(int argc, char **argv, struct popts *opt)
 {
 	static const struct option opts[] = {
 		{ "min-reps", required_argument, NULL, 'm' },
@@ -1920,156 +1626,185 @@ static int cmd_publish(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct popts opt = {
-		.min_reps = 5, .max_cv = 0.10, .rep_cap = 0, .min_floor_reps = 3,
-		.min_tpot_ms = 0.05, .miss_ratio = 0.9, .awk = "awk", .jq = "jq",
-	};
-	struct publish p = { .opt = &opt };
-	struct gp_input in;
-	struct gp_out out;
-	char *records_path, *ln;
-	FILE *spool;
-	size_t len;
-	json_t *o;
-	int c, publishable;
+	int c;
 
 	while ((c = gp_getopt(argc, argv, "qo:h", opts)) != -1) {
 		switch (c) {
-		case 'm': opt.min_reps = gp_opt_long("--min-reps", optarg, 2, 1000000); break;
-		case 'c': opt.max_cv = gp_opt_double("--max-cv", optarg, 0, 1e9); break;
-		case 'C': opt.rep_cap = gp_opt_long("--rep-cap", optarg, 1, 1000000); break;
-		case 'f': opt.fleet_path = optarg; break;
+		case 'm': opt->min_reps = gp_opt_long("--min-reps", optarg, 2, 1000000); break;
+		case 'c': opt->max_cv = gp_opt_double("--max-cv", optarg, 0, 1e9); break;
+		case 'C': opt->rep_cap = gp_opt_long("--rep-cap", optarg, 1, 1000000); break;
+		case 'f': opt->fleet_path = optarg; break;
 		case 'd':
-			opt.deadline_s = gp_opt_double("--deadline-s", optarg, 1e-9, 1e9);
-			opt.have_deadline = 1;
+			opt->deadline_s = gp_opt_double("--deadline-s", optarg, 1e-9, 1e9);
+			opt->have_deadline = 1;
 			break;
-		case 't': opt.min_tpot_ms = gp_opt_double("--min-tpot-ms", optarg, 0, 1e9); break;
-		case 'r': opt.miss_ratio = gp_opt_double("--miss-ratio", optarg, 1e-9, 1e9); break;
-		case 'F': opt.min_floor_reps = gp_opt_long("--min-floor-reps", optarg, 2, 1000000); break;
-		case 'a': opt.awk = optarg; break;
-		case 'j': opt.jq = optarg; break;
-		case 'A': opt.awk_dir = optarg; break;
-		case 's': opt.strict = 1; break;
-		case 'M': parse_allow(&opt, optarg); break;
-		case 'p': opt.pass = 1; break;
-		case 'q': opt.quiet = 1; break;
-		case 'o': opt.output = optarg; break;
+		case 't': opt->min_tpot_ms = gp_opt_double("--min-tpot-ms", optarg, 0, 1e9); break;
+		case 'r': opt->miss_ratio = gp_opt_double("--miss-ratio", optarg, 1e-9, 1e9); break;
+		case 'F': opt->min_floor_reps = gp_opt_long("--min-floor-reps", optarg, 2, 1000000); break;
+		case 'a': opt->awk = optarg; break;
+		case 'j': opt->jq = optarg; break;
+		case 'A': opt->awk_dir = optarg; break;
+		case 's': opt->strict = 1; break;
+		case 'M': parse_allow(opt, optarg); break;
+		case 'p': opt->pass = 1; break;
+		case 'q': opt->quiet = 1; break;
+		case 'o': opt->output = optarg; break;
 		case 'h': gp_print_help(usage);
 		case 'V': gp_print_version();
 		default: gp_usage_error("unknown option");
 		}
 	}
-	if (opt.rep_cap && opt.rep_cap < opt.min_reps)
-		gp_usage_error("--rep-cap %ld is below --min-reps %ld", opt.rep_cap, opt.min_reps);
-	if (opt.fleet_path) {
+	if (opt->rep_cap && opt->rep_cap < opt->min_reps)
+		gp_usage_error("--rep-cap %ld is below --min-reps %ld", opt->rep_cap, opt->min_reps);
+	return optind;
+}
+
+/* The fleet file (for the dual proof) and the empty collections. */
+static void publish_init(struct publish *p)
+{
+	if (p->opt->fleet_path) {
 		char err[512];
 
-		if (gp_fleet_load(&p.fleet, opt.fleet_path, err, sizeof(err)))
-			gp_die_at(GP_EXIT_DATAERR, opt.fleet_path, 0, "%s", err);
-		p.have_fleet = 1;
-		p.metric[M_HIT] = p.fleet.cache_hit_metric;
-		p.metric[M_MISS] = p.fleet.miss_metric;
+		if (gp_fleet_load(&p->fleet, p->opt->fleet_path, err, sizeof(err)))
+			gp_die_at(GP_EXIT_DATAERR, p->opt->fleet_path, 0, "%s", err);
+		p->have_fleet = 1;
+		p->metric[M_HIT] = p->fleet.cache_hit_metric;
+		p->metric[M_MISS] = p->fleet.miss_metric;
 	}
-	p.metric[M_VHIT] = "vllm:prefix_cache_hits_total";
-	p.metric[M_VQUERY] = "vllm:prefix_cache_queries_total";
-	p.summaries = json_array();
-	p.floors = json_array();
-	p.run_ids = json_object();
-	p.arm_ids = json_object();
-	p.snap_ids = json_object();
-	p.reasons = json_array();
-	p.footnotes = json_array();
-	p.stab = json_array();
-	p.notes = json_array();
-	p.missing = json_array();
-	p.allowed = json_array();
-	p.relaxed = json_array();
-	p.probes = json_array();
-	p.knees = json_array();
+	p->metric[M_VHIT] = "vllm:prefix_cache_hits_total";
+	p->metric[M_VQUERY] = "vllm:prefix_cache_queries_total";
+	p->summaries = json_array();
+	p->floors = json_array();
+	p->run_ids = json_object();
+	p->arm_ids = json_object();
+	p->snap_ids = json_object();
+	p->reasons = json_array();
+	p->footnotes = json_array();
+	p->stab = json_array();
+	p->notes = json_array();
+	p->missing = json_array();
+	p->allowed = json_array();
+	p->relaxed = json_array();
+	p->probes = json_array();
+	p->knees = json_array();
+}
 
-	/* One pass: spool the records for jq, keep what the C gates need. */
+static void publish_record(void *ctx, json_t *o, const char *ln, size_t len, const struct at *w)
+{
+	struct publish *p = ctx;
+
+	note_publish_record(p, o, w);
+	fwrite(ln, 1, len, p->spool);
+	putc('\n', p->spool);
+}
+
+/* Read: one pass that spools the records for jq and keeps what the C gates need. */
+static void publish_read(struct publish *p, char **files, int n_files, const char *spool_path)
+{
+	read_records(files, n_files, publish_record, p);
+	if (fflush(p->spool) || ferror(p->spool))
+		gp_die(GP_EXIT_SOFTWARE, "%s: write error: %s", spool_path, strerror(errno));
+}
+
+/* --pass: the input records, ahead of the verification records. */
+static void publish_pass(FILE *spool, struct gp_out *out)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+
+	rewind(spool);
+	while ((got = getline(&line, &cap, spool)) > 0)
+		if (gp_out_line(out, line, (size_t)got - (line[got - 1] == '\n')))
+			gp_output_failed(out);
+	free(line);
+}
+
+/* Decide and emit: every gate, in the documented order, then the verdict. */
+static int publish_gates(struct publish *p, struct gp_out *out, const char *records_path)
+{
+	int publishable;
+
+	validity_gate(p);
+	stability(p, out);
+	floor_checks(p, out);
+	integrity(p, out, records_path);
+	dual_proof(p, out);
+	health_evidence(p);
+	probe_evidence(p);
+	knee_checks(p);
+	relaxed_checks(p);
+	if (p->opt->strict && p->not_checked && !json_array_size(p->reasons))
+		because(p, gp_xasprintf("strict: something was not checked"));
+	publishable = json_array_size(p->reasons) == 0;
+	json_array_extend(p->reasons, p->notes);
+	out_record(out, json_pack("{s:s, s:b, s:O, s:O, s:O, s:O, s:O}", "type", "verdict",
+				  "publishable", publishable, "reasons", p->reasons,
+				  "footnotes", p->footnotes, "missing", p->missing,
+				  "allowed_missing", p->allowed, "relaxed", p->relaxed));
+	return publishable;
+}
+
+static void publish_release(struct publish *p)
+{
+	for (size_t i = 0; i < p->n_runs; i++) {
+		free(p->runs[i].id);
+		free(p->runs[i].arm);
+	}
+	for (size_t i = 0; i < p->n_arms; i++)
+		free(p->arms[i].name);
+	for (size_t i = 0; i < p->n_snaps; i++)
+		free(p->snaps[i].target);
+	free(p->runs);
+	free(p->arms);
+	free(p->snaps);
+	json_decref(p->validity);
+	json_decref(p->summaries);
+	json_decref(p->floors);
+	json_decref(p->run_ids);
+	json_decref(p->arm_ids);
+	json_decref(p->snap_ids);
+	json_decref(p->reasons);
+	json_decref(p->footnotes);
+	json_decref(p->stab);
+	json_decref(p->notes);
+	json_decref(p->missing);
+	json_decref(p->allowed);
+	json_decref(p->relaxed);
+	json_decref(p->probes);
+	json_decref(p->knees);
+	json_decref(p->slo);
+	if (p->have_fleet)
+		gp_fleet_release(&p->fleet);
+}
+
+static int cmd_publish(int argc, char **argv)
+{
+	struct popts opt = {
+		.min_reps = 5, .max_cv = 0.10, .rep_cap = 0, .min_floor_reps = 3,
+		.min_tpot_ms = 0.05, .miss_ratio = 0.9, .awk = "awk", .jq = "jq",
+	};
+	struct publish p = { .opt = &opt };
+	struct gp_out out;
+	char *records_path;
+	int first = publish_args(argc, argv, &opt), publishable;
+
+	publish_init(&p);
 	tmp_make();
-	records_path = xasprintf("%s/records.ndjson", tmp_dir);
-	spool = fopen(records_path, "w+");
-	if (!spool)
+	records_path = gp_xasprintf("%s/records.ndjson", tmp_dir);
+	p.spool = fopen(records_path, "w+");
+	if (!p.spool)
 		gp_die(GP_EXIT_SOFTWARE, "%s: %s", records_path, strerror(errno));
-	gp_input_init(&in, argv + optind, argc - optind);
-	while (next_record(&in, &ln, &len, &o)) {
-		struct at w = { gp_input_name(&in), gp_input_line(&in) };
-
-		note_publish_record(&p, o, &w);
-		fwrite(ln, 1, len, spool);
-		putc('\n', spool);
-		json_decref(o);
-	}
-	gp_input_release(&in);
-	if (fflush(spool) || ferror(spool))
-		gp_die(GP_EXIT_SOFTWARE, "%s: write error: %s", records_path, strerror(errno));
-
+	publish_read(&p, argv + first, argc - first, records_path);
 	gp_output_open(&out, opt.output, 0);
-	if (opt.pass) {
-		char *line = NULL;
-		size_t cap = 0;
-		ssize_t got;
-
-		rewind(spool);
-		while ((got = getline(&line, &cap, spool)) > 0)
-			if (gp_out_line(&out, line, (size_t)got - (line[got - 1] == '\n')))
-				gp_output_failed(&out);
-		free(line);
-	}
-	fclose(spool);
-
-	validity_gate(&p);
-	stability(&p, &out);
-	floor_checks(&p, &out);
-	integrity(&p, &out, records_path);
-	dual_proof(&p, &out);
-	health_evidence(&p);
-	probe_evidence(&p);
-	knee_checks(&p);
-	relaxed_checks(&p);
-	if (opt.strict && p.not_checked && !json_array_size(p.reasons))
-		because(&p, xasprintf("strict: something was not checked"));
-	publishable = json_array_size(p.reasons) == 0;
-	json_array_extend(p.reasons, p.notes);
-	out_record(&out, json_pack("{s:s, s:b, s:O, s:O, s:O, s:O, s:O}", "type", "verdict",
-				   "publishable", publishable, "reasons", p.reasons,
-				   "footnotes", p.footnotes, "missing", p.missing,
-				   "allowed_missing", p.allowed, "relaxed", p.relaxed));
+	if (opt.pass)
+		publish_pass(p.spool, &out);
+	fclose(p.spool);
+	publishable = publish_gates(&p, &out, records_path);
 	out_finish(&out);
 	table(&p, publishable);
-
 	free(records_path);
-	for (size_t i = 0; i < p.n_runs; i++) {
-		free(p.runs[i].id);
-		free(p.runs[i].arm);
-	}
-	for (size_t i = 0; i < p.n_arms; i++)
-		free(p.arms[i].name);
-	for (size_t i = 0; i < p.n_snaps; i++)
-		free(p.snaps[i].target);
-	free(p.runs);
-	free(p.arms);
-	free(p.snaps);
-	json_decref(p.validity);
-	json_decref(p.summaries);
-	json_decref(p.floors);
-	json_decref(p.run_ids);
-	json_decref(p.arm_ids);
-	json_decref(p.snap_ids);
-	json_decref(p.reasons);
-	json_decref(p.footnotes);
-	json_decref(p.stab);
-	json_decref(p.notes);
-	json_decref(p.missing);
-	json_decref(p.allowed);
-	json_decref(p.relaxed);
-	json_decref(p.probes);
-	json_decref(p.knees);
-	json_decref(p.slo);
-	if (p.have_fleet)
-		gp_fleet_release(&p.fleet);
+	publish_release(&p);
 	return publishable ? GP_EXIT_OK : GP_EXIT_NEGATIVE;
 }
 
@@ -2094,8 +1829,8 @@ static void tap(void *ctx, int ok, const char *name, double got, double want)
 static int self_check(void)
 {
 	char err[512], *dir = find_awk_dir(NULL), *buf = NULL;
-	char *common = xasprintf("%s/common.awk", dir), *tdist = xasprintf("%s/tdist.awk", dir);
-	char *sc = xasprintf("%s/selfcheck.awk", dir);
+	char *common = gp_xasprintf("%s/common.awk", dir), *tdist = gp_xasprintf("%s/tdist.awk", dir);
+	char *sc = gp_xasprintf("%s/selfcheck.awk", dir);
 	char *av[] = { "awk", "-f", common, "-f", tdist, "-f", sc, "/dev/null", NULL };
 	int rc;
 

@@ -12,7 +12,7 @@
 const char *const gp_rule_name[GP_N_RULES] = {
 	"invalid_framing", "hang_truncated", "backend_timeout", "vip_200",
 	"backend_health", "zero_paired",
-	"client_behind", "capped_sends", "interrupted", "achieved_rate",
+	"client_behind", "capped_sends", "interrupted", "achieved_rate", "shards",
 };
 
 void gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, const char *error,
@@ -38,10 +38,27 @@ void gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, co
 	}
 }
 
+void gp_validity_note_shard(struct gp_run_evidence *e, long i, long n, int trailer)
+{
+	if (!e->shard_n) {
+		e->shard_n = n;
+		e->shard_hdr = memset(gp_xrealloc(NULL, (size_t)n * sizeof(int)), 0, (size_t)n * sizeof(int));
+		e->shard_end = memset(gp_xrealloc(NULL, (size_t)n * sizeof(int)), 0, (size_t)n * sizeof(int));
+	}
+	if (n != e->shard_n) {
+		e->shard_n_other = n;
+		return;
+	}
+	(trailer ? e->shard_end : e->shard_hdr)[i - 1]++;
+}
+
 void gp_run_evidence_release(struct gp_run_evidence *e)
 {
 	free(e->timeout_example);
+	free(e->shard_hdr);
+	free(e->shard_end);
 	e->timeout_example = NULL;
+	e->shard_hdr = e->shard_end = NULL;
 }
 
 static int check_cmp(const void *a, const void *b)
@@ -190,6 +207,40 @@ static void client_rules(const struct gp_run_evidence *e, struct gp_run_verdict 
 	rate_rule(e, v);
 }
 
+/* The shards rule (gp_validity_note_shard). */
+static void shard_rule(const struct gp_run_evidence *e, struct gp_run_verdict *v)
+{
+	long bad = 0, first = 0, dup = 0;
+
+	v->checked[GP_RULE_SHARDS] = 1;	/* no shard fields: one unsharded file */
+	if (e->shard_n_other) {
+		reason(v, GP_RULE_SHARDS, gp_xasprintf("missing_shard: shards of %ld and of %ld in one "
+						       "run", e->shard_n, e->shard_n_other));
+		return;
+	}
+	for (long i = 0; i < e->shard_n; i++)
+		if (e->shard_hdr[i] != 1 || e->shard_end[i] != 1) {
+			if (!bad++)
+				first = i;
+			dup |= e->shard_hdr[i] > 1 || e->shard_end[i] > 1;
+		}
+	if (!bad)
+		return;
+	if (dup)
+		reason(v, GP_RULE_SHARDS, gp_xasprintf("duplicate_shard: shard %ld/%ld has %d run "
+						       "headers and %d run_ends (merged twice?)",
+						       first + 1, e->shard_n, e->shard_hdr[first],
+						       e->shard_end[first]));
+	else
+		reason(v, GP_RULE_SHARDS, gp_xasprintf("missing_shard: %ld of %ld %s incomplete "
+						       "(first: %ld/%ld, %s)", bad, e->shard_n,
+						       plural(e->shard_n, "shard", "shards"), first + 1,
+						       e->shard_n,
+						       !e->shard_hdr[first] && !e->shard_end[first] ?
+						       "absent" : !e->shard_hdr[first] ? "no run header" :
+						       "no run_end"));
+}
+
 /* The server's rules on the streams: framing, hangs and truncations, timeouts. */
 static void stream_rules(const struct gp_run_evidence *e, struct gp_run_verdict *v)
 {
@@ -224,6 +275,7 @@ void gp_validity_judge(const struct gp_run_evidence *e, const struct gp_health_c
 	stream_rules(e, v);
 	health_rules(e, h, n_h, rounds, n_rounds, v);
 	client_rules(e, v);
+	shard_rule(e, v);
 	if (e->paired == 0)
 		reason(v, GP_RULE_PAIRED, gp_xasprintf("zero_paired: no ok request with both ttft_ms and "
 						    "tpot_ms (%ld attempted)", e->n_req));

@@ -14,13 +14,15 @@
  *     truncated counts, and the client's fields (client_behind with the send
  *     lateness, capped_sends, interrupted, achieved_rps);
  *   - its header: started_at and whether the schedule is Poisson;
+ *   - the shard ("I/N") its headers and trailers name (gp_validity_note_shard);
  *   - the health checks in its health window (gp_validity_rounds).
  * The caller reads the records (and dies on bad input); nothing here reads,
  * prints or exits.
  *
  * Ownership: strings in the evidence and the checks are the caller's and are
- * only borrowed during a call, except timeout_example, which
- * gp_validity_note_request allocates and gp_run_evidence_release frees.  A
+ * only borrowed during a call, except timeout_example and the shard counts,
+ * which gp_validity_note_request and gp_validity_note_shard allocate and
+ * gp_run_evidence_release frees.  A
  * verdict's reasons and flags are jansson arrays the verdict owns
  * (gp_run_verdict_release).
  */
@@ -35,7 +37,7 @@
 enum gp_rule {
 	GP_RULE_FRAMING, GP_RULE_HANG, GP_RULE_TIMEOUT, GP_RULE_VIP, GP_RULE_BACKEND,
 	GP_RULE_PAIRED, GP_RULE_BEHIND, GP_RULE_CAPPED, GP_RULE_INTERRUPTED, GP_RULE_RATE,
-	GP_N_RULES
+	GP_RULE_SHARDS, GP_N_RULES
 };
 
 /* "invalid_framing", "hang_truncated", ... as in the validity record. */
@@ -74,6 +76,10 @@ struct gp_run_evidence {
 	int have_start, have_end;
 	int64_t start_ns, end_ns;
 	int poisson;			/* the header's schedule is poisson */
+	/* shards: the N of the "I/N" of the headers and trailers (0: unsharded),
+	 * another N seen in the same run, and per shard I how many of each */
+	long shard_n, shard_n_other;
+	int *shard_hdr, *shard_end;
 };
 
 /*
@@ -87,7 +93,17 @@ struct gp_run_evidence {
 void gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, const char *error,
 			      long http_status, const char *detail, double ttft_ms, double tpot_ms);
 
-/* Free what gp_validity_note_request allocated in e. */
+/*
+ * Count a run header (trailer 0) or run_end (trailer 1) that names shard i of
+ * n (1 <= i <= n, as gp_pace_parse_shard gives them; the caller bounds n).
+ * The shards rule: a run whose records name shards is whole only with exactly
+ * one run header and one run_end of every shard 1..N — a shard file left out
+ * of the merge, cut short, or merged twice is not the run (missing_shard,
+ * duplicate_shard).  A run without shard fields is one unsharded file.
+ */
+void gp_validity_note_shard(struct gp_run_evidence *e, long i, long n, int trailer);
+
+/* Free what gp_validity_note_request and gp_validity_note_shard allocated in e. */
 void gp_run_evidence_release(struct gp_run_evidence *e);
 
 /* A health check or a round's end (health_summary), for the health rules. */
