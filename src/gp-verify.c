@@ -1017,10 +1017,7 @@ static void stability(struct publish *p, struct gp_out *out)
 
 		gp_json_num(s, "cv", &cv);
 		gp_json_num(s, "mean_good_fraction", &mean);
-		cv_used = cv;
-		/* Every rep at good fraction 0: sd 0, CV undefined; stable at zero. */
-		if (isnan(cv) && reps >= 2 && mean == 0)
-			cv_used = 0;
+		cv_used = gp_gate_stability_cv(reps, cv, mean);
 		verdict = gp_stability_verdict(reps, cv_used, p->opt->min_reps, p->opt->max_cv,
 					       p->opt->rep_cap);
 		add = gp_gate_add_reps(reps, cv_used, p->opt->min_reps, p->opt->max_cv,
@@ -1479,13 +1476,20 @@ static void probe_evidence(struct publish *p)
 			if (gp_json_bool(r, "engaged", &b) == 0 && b)
 				engaged = 1;
 		}
-		if (!seen)
+		switch (gp_gate_probe(seen, confirmed, engaged)) {
+		case GP_PROBE_MISSING:
 			missing(p, EV_PROBE, gp_xasprintf("arm %s: no probe record (run gp-probe for "
-						       "every arm)", name));
-		else if (!confirmed)
+							  "every arm)", name));
+			break;
+		case GP_PROBE_NOT_CONFIRMED:
 			because(p, gp_xasprintf("probe: arm %s: the gateway's mode was not confirmed", name));
-		else if (!engaged)
+			break;
+		case GP_PROBE_NOT_ENGAGED:
 			because(p, gp_xasprintf("probe: arm %s: the routing mechanism did not engage", name));
+			break;
+		case GP_PROBE_OK:
+			break;
+		}
 	}
 }
 
@@ -1495,16 +1499,16 @@ static void relaxed_checks(struct publish *p)
 	double level = NAN;
 	long long mr = 0;
 
-	if (p->opt->min_reps < 5)
+	if (p->opt->min_reps < GP_METHOD_MIN_REPS)
 		note_reason(p, p->relaxed, gp_xasprintf("relaxed: --min-reps %ld is below the method's 5",
 						     p->opt->min_reps));
-	if (p->opt->max_cv > 0.10)
+	if (p->opt->max_cv > GP_METHOD_MAX_CV)
 		note_reason(p, p->relaxed, gp_xasprintf("relaxed: --max-cv %g is above the method's 0.10",
 						     p->opt->max_cv));
-	if (p->slo && gp_json_num(p->slo, "level", &level) == 0 && level < 0.95)
+	if (p->slo && gp_json_num(p->slo, "level", &level) == 0 && level < GP_METHOD_LEVEL)
 		note_reason(p, p->relaxed, gp_xasprintf("relaxed: gp-analyze --level %g is below the "
 						     "method's 0.95", level));
-	if (p->slo && gp_json_int(p->slo, "min_reps", &mr) == 0 && mr < 5)
+	if (p->slo && gp_json_int(p->slo, "min_reps", &mr) == 0 && mr < GP_METHOD_MIN_REPS)
 		note_reason(p, p->relaxed, gp_xasprintf("relaxed: gp-analyze --min-reps %lld is below the "
 						     "method's 5", mr));
 }

@@ -40,3 +40,17 @@ int gp_gate_miss_climb(double delta_miss, double attempted, double ratio)
 		return 0;
 	return delta_miss >= ratio * attempted;
 }
+
+double gp_gate_stability_cv(long reps, double cv, double mean)
+{
+	return isnan(cv) && reps >= 2 && mean == 0 ? 0 : cv;
+}
+
+enum gp_probe_state gp_gate_probe(int seen, int confirmed, int engaged)
+{
+	if (!seen)
+		return GP_PROBE_MISSING;
+	if (!confirmed)
+		return GP_PROBE_NOT_CONFIRMED;
+	return engaged ? GP_PROBE_OK : GP_PROBE_NOT_ENGAGED;
+}

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gate — the pure decisions of the verification gates (method §8) that are
- * not statistics: how many replicates the stability gate asks for (the verdict
- * itself is gp_stability_verdict() in stats.h), the evidence of a backend timeout
- * for the validity filter, and the counter arithmetic of the dual proof.
+ * not statistics: the CV the stability gate judges and how many replicates it
+ * asks for (the verdict itself is gp_stability_verdict() in stats.h), the
+ * method's thresholds, the evidence of a backend timeout for the validity
+ * filter, the counter arithmetic of the dual proof, and a probe's evidence.
  * No I/O, no allocation; every function is a function of its arguments, so
  * the thresholds are tested exactly at their edges.
  */
@@ -49,5 +50,29 @@ double gp_gate_counter_delta(double before, double after);
  * attempted <= 0.
  */
 int gp_gate_miss_climb(double delta_miss, double attempted, double ratio);
+
+/*
+ * The CV the stability gate judges: the arm_summary's cv (NaN = undefined),
+ * except that when every one of at least 2 reps scored a good fraction of 0
+ * (mean 0: sd 0, CV undefined) the cell is stable at zero and the CV is taken
+ * as 0 (the verdict footnotes it).
+ */
+double gp_gate_stability_cv(long reps, double cv, double mean);
+
+/*
+ * The method's thresholds (method §8.2, DESIGN.md §4): publishable only at
+ * N >= GP_METHOD_MIN_REPS reps and CV <= GP_METHOD_MAX_CV, intervals at level
+ * >= GP_METHOD_LEVEL.  Looser ones are allowed and the verdict says "relaxed".
+ */
+#define GP_METHOD_MIN_REPS 5
+#define GP_METHOD_MAX_CV 0.10
+#define GP_METHOD_LEVEL 0.95
+
+/*
+ * Phase 2 evidence of one arm from its probe records: whether any was seen,
+ * any confirmed the gateway's mode, any saw the mechanism engage.
+ */
+enum gp_probe_state { GP_PROBE_OK, GP_PROBE_MISSING, GP_PROBE_NOT_CONFIRMED, GP_PROBE_NOT_ENGAGED };
+enum gp_probe_state gp_gate_probe(int seen, int confirmed, int engaged);
 
 #endif

@@ -48,5 +48,15 @@ int main(void)
 	ok(gp_gate_miss_climb(90, 100, 0.9), "90 misses in 100 requests: climbed");
 	ok(!gp_gate_miss_climb(89.999, 100, 0.9), "just under 0.9: did not");
 	ok(!gp_gate_miss_climb(5, 0, 0.9), "no requests: did not");
+
+	is_dbl(gp_gate_stability_cv(5, NAN, 0), 0, 0, "every rep at 0: CV taken as 0");
+	is_dbl(gp_gate_stability_cv(2, NAN, 0), 0, 0, "two reps at 0: likewise");
+	ok(isnan(gp_gate_stability_cv(1, NAN, 0)), "one rep: CV stays undefined");
+	ok(isnan(gp_gate_stability_cv(5, NAN, 1e-9)), "a mean above 0 with no CV: undefined");
+	is_dbl(gp_gate_stability_cv(5, 0.2, 0.5), 0.2, 0, "a defined CV is the CV");
+	is_int(gp_gate_probe(0, 1, 1), GP_PROBE_MISSING, "no probe record: missing evidence");
+	is_int(gp_gate_probe(1, 0, 1), GP_PROBE_NOT_CONFIRMED, "mode not confirmed comes first");
+	is_int(gp_gate_probe(1, 1, 0), GP_PROBE_NOT_ENGAGED, "confirmed, not engaged");
+	is_int(gp_gate_probe(1, 1, 1), GP_PROBE_OK, "confirmed and engaged");
 	return done_testing();
 }
