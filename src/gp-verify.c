@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -27,12 +26,12 @@
 #include "log.h"
 #include "ndjson.h"
 #include "pace.h"
+#include "proof.h"
 #include "rfc3339.h"
 #include "sig.h"
-#include "proof.h"
-#include "validity.h"
 #include "statcheck.h"
 #include "stats.h"
+#include "validity.h"
 #include "vec.h"
 #include "banned.h"
 
