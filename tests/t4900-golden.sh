@@ -100,12 +100,7 @@ for f in "$GOLDEN"/*.test; do
 	split_cases "$f"
 	for d in "$TRASH/cases/$(basename "$f" .test)".*; do
 		[ -d "$d" ] || continue
-		name="$(basename "$f" .test): $(cat "$d/name")"
-		if run_case "$d" >"$d/report" 2>&1; then
-			_report 1 "$name" "$d/report"
-		else
-			_report 0 "$name" "$d/report"
-		fi
+		test_expect_success "$(basename "$f" .test): $(cat "$d/name")" "run_case '$d'"
 	done
 	[ "${GOLDEN_UPDATE:-}" = 1 ] && update_file "$f"
 done
