@@ -286,6 +286,34 @@ static void test_health(void)
 	is_int(judge_h(&e, h, NH, 0), 1, "only ended_at: the round after still counts");
 }
 
+static void test_shards(void)
+{
+	struct gp_run_evidence e = good_run();
+
+	gp_validity_note_shard(&e, 1, 2, 0);
+	gp_validity_note_shard(&e, 1, 2, 1);
+	gp_validity_note_shard(&e, 2, 2, 0);
+	is_int(judge(&e, 0), 1, "shard 2 of 2 without its run_end: discarded");
+	is_str(reason0(), "missing_shard: 1 of 2 shards incomplete (first: 2/2, no run_end)", "why");
+	gp_validity_note_shard(&e, 2, 2, 1);
+	is_int(judge(&e, 1), 0, "every shard once: kept, even strict");
+	ok(V.checked[GP_RULE_SHARDS], "shards checked");
+	gp_validity_note_shard(&e, 2, 2, 1);
+	judge(&e, 0);
+	is_str(reason0(), "duplicate_shard: shard 2/2 has 1 run headers and 2 run_ends (merged twice?)",
+	       "a shard's run_end twice: duplicate");
+	gp_run_evidence_release(&e);
+	e = good_run();
+	gp_validity_note_shard(&e, 1, 2, 0);
+	gp_validity_note_shard(&e, 1, 3, 0);
+	judge(&e, 0);
+	is_str(reason0(), "missing_shard: shards of 2 and of 3 in one run", "two shard counts in one run");
+	gp_run_evidence_release(&e);
+	e = good_run();
+	is_int(judge(&e, 0), 0, "no shard fields: one unsharded file, kept");
+	ok(V.checked[GP_RULE_SHARDS], "and checked");
+}
+
 static void test_rounds(void)
 {
 	struct gp_health_check h[] = {
@@ -317,6 +345,7 @@ int main(void)
 	test_capped_interrupted();
 	test_achieved_rate();
 	test_health();
+	test_shards();
 	test_rounds();
 	gp_run_verdict_release(&V);
 	return done_testing();
