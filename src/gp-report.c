@@ -468,8 +468,6 @@ struct plotter {
 	int drawn;
 };
 
-#define xasprintf gp_xasprintf
-
 static FILE *xfopen(const char *path, const char *mode)
 {
 	FILE *f = fopen(path, mode);
@@ -521,8 +519,8 @@ static char *log_tail(const char *path)
  */
 static void render(struct plotter *p, const char *name, const char *body, int w, int h)
 {
-	char *gp = xasprintf("%s/%s.gp", p->gdir, name), *logp = xasprintf("%s/%s.log", p->gdir, name);
-	char *script = xasprintf("%s.gp", name);
+	char *gp = gp_xasprintf("%s/%s.gp", p->gdir, name), *logp = gp_xasprintf("%s/%s.log", p->gdir, name);
+	char *script = gp_xasprintf("%s.gp", name);
 	char *argv[] = { (char *)p->opt->gnuplot, script, NULL };
 	FILE *f = xfopen(gp, "w");
 	int fd, rc;
@@ -546,7 +544,7 @@ static void render(struct plotter *p, const char *name, const char *body, int w,
 		       p->opt->gnuplot);
 	if (rc < 0)
 		gp_die(GP_EXIT_UNAVAILABLE, "cannot run %s: %s", p->opt->gnuplot, strerror(-rc));
-	png = xasprintf("%s/../%s.png", p->gdir, name);
+	png = gp_xasprintf("%s/../%s.png", p->gdir, name);
 	if (rc) {
 		char *t = log_tail(logp);
 
@@ -731,25 +729,25 @@ static char *arm_title(const struct model *m, const char *arm, int *has_knee)
 
 	*has_knee = k && !isnan(r) && !isnan(num(k, "good_fraction"));
 	if (!k)
-		return xasprintf("%s (no knee record)", arm);
+		return gp_xasprintf("%s (no knee record)", arm);
 	if (isnan(r))
-		return xasprintf("%s (no rung clears the target: no knee)", arm);
+		return gp_xasprintf("%s (no rung clears the target: no knee)", arm);
 	a = achieved(m, arm, r);
 	if (isnan(a))
-		return xasprintf("%s (knee: %s req/s offered)", arm, g4(r));
-	return xasprintf("%s (knee: %s req/s offered, %s req/s achieved)", arm, g4(r), g4(a));
+		return gp_xasprintf("%s (knee: %s req/s offered)", arm, g4(r));
+	return gp_xasprintf("%s (knee: %s req/s offered, %s req/s achieved)", arm, g4(r), g4(a));
 }
 
 static char *dat_name(const char *name, size_t i)
 {
-	return xasprintf("%s-%zu.dat", name, i);
+	return gp_xasprintf("%s-%zu.dat", name, i);
 }
 
 static FILE *dat_open(struct plotter *p, const char *name, size_t i, char **path)
 {
 	char *n = dat_name(name, i);
 
-	*path = xasprintf("%s/%s", p->gdir, n);
+	*path = gp_xasprintf("%s/%s", p->gdir, n);
 	free(n);
 	return xfopen(*path, "w");
 }
@@ -892,7 +890,7 @@ static int plot_cdf(struct plotter *p, const struct model *m, double rate, int m
 		}
 		xmax = n ? fmax(xmax, v[n - 1]) : xmax;
 		xfclose(d, path);
-		t = xasprintf("%s (%zu of %ld requests have a %s)", m->arms[a], n, att, what);
+		t = gp_xasprintf("%s (%zu of %ld requests have a %s)", m->arms[a], n, att, what);
 		/* Drawn first, drawn widest: a curve that another covers exactly
 		 * still shows at its edges (and in its dashes). */
 		fprintf(f, "%s'%s-%zu.dat' using 1:2 with steps lw %.1f dt %d lc rgb '%s' title ",
@@ -910,13 +908,13 @@ static int plot_cdf(struct plotter *p, const struct model *m, double rate, int m
 	body = body_close(&b);
 	if (any) {
 		char *line = isnan(slo) ? gp_xstrdup("") :
-			xasprintf("set arrow from first %.17g, graph 0 to first %.17g, graph 1 nohead dt 2 lw 2 lc rgb '#000000'\n",
+			gp_xasprintf("set arrow from first %.17g, graph 0 to first %.17g, graph 1 nohead dt 2 lw 2 lc rgb '#000000'\n",
 				  slo, slo);
 		char *full;
 
 		if (!isnan(slo))
 			xmax = fmax(xmax, slo);
-		full = xasprintf("set xrange [0:%.17g]\n%s%s", xmax > 0 ? xmax * 1.05 : 1, line, body);
+		full = gp_xasprintf("set xrange [0:%.17g]\n%s%s", xmax > 0 ? xmax * 1.05 : 1, line, body);
 		render(p, name, full, 900, 560);
 		free(full);
 		free(line);
@@ -979,11 +977,11 @@ static int plot_probe(struct plotter *p, const struct model *m)
 		}
 		xfclose(d, path);
 		if (pr)
-			t = xasprintf("%s (expect %s: concentration %s, %s)", arms[a],
+			t = gp_xasprintf("%s (expect %s: concentration %s, %s)", arms[a],
 				      str(pr, "expect", "?"), g4(num(pr, "concentration")),
 				      tri(pr, "engaged") == 1 ? "engaged" : "NOT engaged");
 		else
-			t = xasprintf("%s (no probe verdict record)", arms[a]);
+			t = gp_xasprintf("%s (no probe verdict record)", arms[a]);
 		fprintf(f, "%s'probe-%zu.dat' using 1:2 with linespoints lw 2 pt %d ps 0.6 lc rgb '%s' title ",
 			a ? ", \\\n     " : "", a, point_type(arm_slot(m, arms[a])), arm_color(m, arms[a]));
 		gq(f, t);
@@ -1159,7 +1157,7 @@ static char *joined(const json_t *arr, const char *sep)
 	char *s = gp_xstrdup("");
 
 	json_array_foreach(arr, i, v) {
-		char *t = xasprintf("%s%s%s", s, i ? sep : "", json_is_string(v) ? json_string_value(v) : "?");
+		char *t = gp_xasprintf("%s%s%s", s, i ? sep : "", json_is_string(v) ? json_string_value(v) : "?");
 
 		free(s);
 		s = t;
@@ -1412,7 +1410,7 @@ static char *health_failure(const struct model *m, size_t r)
 	const json_t *o = m->r[r].o;
 	const char *det = str(o, "detail", str(o, "error", ""));
 
-	return xasprintf("%s: %.80s%s (%s:%lu)", str(o, "at", "time not recorded"), det,
+	return gp_xasprintf("%s: %.80s%s (%s:%lu)", str(o, "at", "time not recorded"), det,
 			 strlen(det) > 80 ? "…" : "", m->r[r].file, m->r[r].line);
 }
 
@@ -1899,7 +1897,7 @@ static void sec_inputs(struct gp_doc *d, const struct model *m)
 		"knee_compare", "stability", "integrity", "dual_proof", "verdict", "health", "health_summary", "calib_step",
 		"capacity", "ladder", "probe_sample", "probe", "run", "run_end",
 	};
-	char *s = xasprintf("%ld request", m->requests);
+	char *s = gp_xasprintf("%ld request", m->requests);
 
 	for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
 		size_t n = count_of(m, types[k]);
@@ -1907,7 +1905,7 @@ static void sec_inputs(struct gp_doc *d, const struct model *m)
 
 		if (!n)
 			continue;
-		t = xasprintf("%s, %zu %s", s, n, types[k]);
+		t = gp_xasprintf("%s, %zu %s", s, n, types[k]);
 		free(s);
 		s = t;
 	}
@@ -2039,7 +2037,7 @@ static void draw(const struct model *m, const struct opts *o, double rate, struc
 
 	if (o->no_plots)
 		return;
-	p.gdir = xasprintf("%s/gnuplot", o->dir);
+	p.gdir = gp_xasprintf("%s/gnuplot", o->dir);
 	mkdirs(p.gdir);
 	dr->goodfrac = plot_goodfrac(&p, m);
 	if (!isnan(rate)) {
@@ -2083,7 +2081,7 @@ static struct gp_doc *build(const struct model *m, const struct opts *o, double 
 
 static void write_doc(const struct gp_doc *d, const struct opts *o, int html)
 {
-	char *path = xasprintf("%s/report.%s", o->dir, html ? "html" : "md");
+	char *path = gp_xasprintf("%s/report.%s", o->dir, html ? "html" : "md");
 	FILE *f = xfopen(path, "w");
 	const char *bad = NULL;
 	int rc = html ? gp_doc_write_html(d, f, o->dir, &bad) : gp_doc_write_md(d, f);

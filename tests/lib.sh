@@ -12,6 +12,7 @@
 #   test_must_fail CMD...                   inside a test: ok if CMD exits 1..125
 #                                           (a failure it reports, not a crash
 #                                           by a signal, not "not found")
+#   test_skip 'name' 'reason'               a test that cannot run here: a TAP skip
 #   skip_all 'reason'                        skip the whole file
 #   test_done                               print the plan, exit by the result
 #   free_port_range N                       print a base port P with P..P+N-1 free
@@ -63,6 +64,9 @@ _report() { # ok name output-file
 	fi
 }
 
+# test_skip NAME REASON: a test that cannot run here, reported as a TAP skip
+# (never counted as a pass by a reader of the output).
+test_skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
 test_expect_success() {
 	( eval "$2" ) >"$TRASH/.out" 2>&1
 	if [ $? = 0 ]; then _report 1 "$1" "$TRASH/.out"; else _report 0 "$1" "$TRASH/.out"; fi

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "vec.h"
 #include "banned.h"
 
 static void list_push(struct gp_seq_list *l, struct gp_seq *s)
@@ -94,20 +95,16 @@ static void release_blocks(struct gp_engine *e, struct gp_seq *s)
 
 static int reserve(struct gp_engine *e, struct gp_seq *s, size_t n)
 {
-	size_t cap = s->capblocks ? s->capblocks : 4;
 	uint32_t *p;
 
 	if (n <= s->capblocks)
 		return 0;
-	while (cap < n)
-		cap *= 2;
-	p = realloc(s->blocks, cap * sizeof(*p));
+	p = gp_grow(s->blocks, &s->capblocks, n, sizeof(*p), 4);	/* vec.h */
 	if (!p) {
 		e->oom = 1;
 		return -1;
 	}
 	s->blocks = p;
-	s->capblocks = cap;
 	return 0;
 }
 

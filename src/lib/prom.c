@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "prom.h"
+#include "vec.h"
 #include "banned.h"
 
 void gp_prom_init(struct gp_prom *p)
@@ -30,23 +31,16 @@ void gp_prom_reset(struct gp_prom *p)
 
 static int grow(struct gp_prom *p, size_t extra)
 {
-	size_t need = p->len + extra + 1;
 	char *nb;
 
 	if (p->err)
 		return -1;
-	if (need <= p->cap)
-		return 0;
-	size_t cap = p->cap ? p->cap : 1024;
-	while (cap < need)
-		cap *= 2;
-	nb = realloc(p->buf, cap);
+	nb = gp_grow(p->buf, &p->cap, p->len + extra + 1, 1, 1024);	/* vec.h */
 	if (!nb) {
 		p->err = 1;
 		return -1;
 	}
 	p->buf = nb;
-	p->cap = cap;
 	return 0;
 }
 
