@@ -513,7 +513,7 @@ static int read_number(struct jr *j, long *ival)
 			return -1;
 		}
 	}
-	*ival = integer && !neg ? v : -1;
+	*ival = integer && (!neg || v == 0) ? v : -1;	/* -0 is 0, as jansson reads it */
 	return 0;
 }
 

@@ -303,6 +303,13 @@ static void test_chunk(void)
 	is_int(c.prompt_tokens, 12, "usage prompt_tokens");
 	is_int(c.content, 0, "usage chunk has no content");
 
+	/* Found by fuzz-sse against jansson: -0 is the integer 0 (jansson reads
+	 * it so), not a negative count; -1 and 1.0 stay unknown. */
+	s = "{\"choices\":[],\"usage\":{\"prompt_tokens\":-0,\"completion_tokens\":-1}}";
+	gp_sse_chunk_read(s, strlen(s), &c);
+	is_int(c.prompt_tokens, 0, "usage prompt_tokens -0 is 0");
+	is_int(c.completion_tokens, -1, "usage completion_tokens -1 is unknown");
+
 	s = "{\"error\":{\"message\":\"boom\"}}";
 	gp_sse_chunk_read(s, strlen(s), &c);
 	is_int(c.has_error, 1, "in-stream error object");
@@ -352,6 +359,7 @@ static void test_chunk_vs_jansson(void)
 		"\"choices\":[{\"index\":0,\"delta\":{\"content\":\"w \"},\"logprobs\":null,\"finish_reason\":null}]}",
 		"{\"id\":\"cmpl-\\u00e9\\ud83d\\ude00\\n\",\"choices\":[{\"text\":\"\\\"q\\\"\",\"finish_reason\":\"length\"},{\"text\":\"x\"}]}",
 		"{\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":34,\"total_tokens\":4.6e1}}",
+		"{\"choices\":[],\"usage\":{\"prompt_tokens\":-0,\"completion_tokens\":3}}",
 		" {\"error\":{\"message\":\"b\\u00fcse\",\"code\":-5e-3},\"x\":[true,false,null,{}, []]} ",
 		"{\"id\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\",\"choices\":[{\"delta\":{\"reasoning_content\":\"t\",\"content\":\"\"}}]}",
 	};
