@@ -60,7 +60,17 @@ parallel $popt ${JOBLOG:+--joblog "$JOBLOG"} --halt now,fail=1 \
 	gp-replay --url "$url" --model "$model" --shard "{}/$n" --start-at "$start" \
 	"$@" -o "$shard" "$src" ::: $(seq 1 "$n")
 cd - >/dev/null
-# The merge.
+# The merge.  parallel can report success for a job that never ran (its
+# remote worker, given no SHELL, runs nothing): a shard without output is
+# an error, named.
+i=1
+while [ $i -le "$n" ]; do
+	[ -s "$dir/shard-$i.ndjson" ] || {
+		echo "$0: shard $i/$n wrote no records ($dir/shard-$i.ndjson)${JOBLOG:+; see $JOBLOG}" >&2
+		exit 1
+	}
+	i=$((i + 1))
+done
 i=1
 : >"$out"
 while [ $i -le "$n" ]; do

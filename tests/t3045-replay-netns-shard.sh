@@ -95,8 +95,11 @@ test_expect_success 'each namespace reaches the gateway, not the host loopback' 
 	ip netns exec $NS2 curl -sf -o /dev/null --max-time 5 $URL/v1/models &&
 	! ip netns exec $NS1 curl -sf -o /dev/null --max-time 2 http://127.0.0.1:$SIM_PORT/v1/models
 '
+# With SHELL and HOME unset, as in a bare CI environment: netns-ssh.sh must
+# give the "remote" side a login shell, as sshd would (parallel's worker
+# otherwise runs nothing and reports success).
 test_expect_success 'two shards through GNU parallel, one per namespace (netns-ssh.sh)' '
-	SHARDS=2 SSHLOGIN=1/$NS1,1/$NS2 SSH="$GP_TOP/examples/netns-ssh.sh" SHARED_FS=1 \
+	env -u SHELL -u HOME SHARDS=2 SSHLOGIN=1/$NS1,1/$NS2 SSH="$GP_TOP/examples/netns-ssh.sh" SHARED_FS=1 \
 	JOBLOG=$TRASH/joblog LEAD_S=2 \
 		sh "$GP_TOP/examples/shard-parallel.sh" "$TRASH/trace.ndjson" $URL m merged.ndjson \
 		--poisson-rps 20 --seed 3 --arm a --rep 1 &&
