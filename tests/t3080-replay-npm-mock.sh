@@ -17,8 +17,11 @@ NPM=$GP_TOP/build/npm
 MAIN=$NPM/node_modules/$PKG/dist/main.js
 if ! test -f "$MAIN" || test "$(jq -r .version "$NPM/node_modules/$PKG/package.json")" != $VER; then
 	mkdir -p "$NPM" &&
-	npm install --prefix "$NPM" --no-save --no-audit --no-fund "$PKG@$VER" >npm.log 2>&1 ||
-		{ cat npm.log; echo "Bail out! cannot install $PKG@$VER from npm"; exit 1; }
+	# Bounded: without the registry's CA (a bare environment) npm retries
+	# for ever; a fetch that cannot finish in 3 minutes is a clear failure.
+	timeout 180 npm install --prefix "$NPM" --no-save --no-audit --no-fund \
+		--fetch-retries=2 --fetch-timeout=30000 "$PKG@$VER" >npm.log 2>&1 ||
+		{ tail -n 20 npm.log; echo "Bail out! cannot install $PKG@$VER from npm (in 180 s)"; exit 1; }
 fi
 say "third-party server: $PKG $(jq -r .version "$NPM/node_modules/$PKG/package.json") (npm), node $(node --version)"
 
