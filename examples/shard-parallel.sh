@@ -50,9 +50,10 @@
 # Exit status: 0 when every shard ran and wrote records.  When a shard fails
 # parallel stops the others at once (--halt now); the failed shard is named
 # with its host on stderr, its exit status is the script's (69 when ssh
-# could not reach its host or log in), the run directory is removed on every
-# host that can be reached, and OUT is not written (an OUT of an earlier run
-# is removed first).  1 when a shard wrote no records.
+# could not reach its host or log in, 127 when the host has no gp-replay on
+# sshd's PATH: GP_REPLAY), the run directory is removed on every host that
+# can be reached, and OUT is not written (an OUT of an earlier run is
+# removed first).  1 when a shard wrote no records.
 #
 # Shard I of N sends the records whose index mod N == I-1; every shard
 # computes the whole schedule, so the concatenation of the shards' outputs
@@ -99,13 +100,15 @@ copy) set -- -S "$SSHLOGIN" ${SSH:+--ssh "$SSH"} --wd "$rwd" \
 esac
 rc=0
 parallel --joblog "$jl" --halt now,fail=1 "$@" || rc=$?
-if [ $rc != 0 ]; then
+if [ "$rc" != 0 ]; then
 	# The joblog names the failed shards: Seq, Host, ..., Exitval, Signal.
-	# ssh exits 255 when it cannot connect or log in.
+	# ssh exits 255 when it cannot connect or log in; the remote shell 127
+	# when gp-replay is not on sshd's PATH.
 	[ ! -s "$jl" ] || rc=$(awk -F'\t' -v me="$0" -v n="$n" -v rc="$rc" '
 		NR > 1 && ($7 != 0 || $8 != 0) {
 			if ($8 != 0) why = "killed by signal " $8
 			else if ($7 == 255) why = "exit 255: ssh could not reach " $2 " or log in"
+			else if ($7 == 127) why = "exit 127: command not found on " $2 " (GP_REPLAY?)"
 			else why = "exit " $7
 			printf "%s: shard %d/%d on %s: %s\n", me, $1, n, $2, why > "/dev/stderr"
 			if ($8 == 0 && !first++) rc = $7 == 255 ? 69 : $7
@@ -119,7 +122,7 @@ if [ $rc != 0 ]; then
 fi
 [ -n "${JOBLOG:-}" ] || rm -f "$jl"
 cd - >/dev/null
-[ $rc = 0 ] || { rm_shards; exit "$rc"; }
+[ "$rc" = 0 ] || { rm_shards; exit "$rc"; }
 # The merge.  parallel can report success for a job that never ran (its
 # remote worker, given no SHELL, runs nothing): a shard without output is
 # an error, named.
