@@ -10,9 +10,10 @@
 # removes the copies (--cleanup).  Checks: what t3045 checks (every record
 # exactly once, one run id, each shard from its own address per HAProxy's
 # log, both on --start-at), that each shard ran there on a copy of the trace
-# and nothing stayed behind, and that a shard whose host refuses ssh makes
+# and nothing stayed behind, that a shard whose host refuses ssh makes
 # shard-parallel.sh fail, name the shard and its host, exit 69 and write no
-# merged file.
+# merged file, and that a shard failing while the other runs stops that one
+# on its host and leaves no run directory behind.
 . "$(dirname "$0")/lib.sh"
 . "$GP_TOP/tests/netns.sh"
 
@@ -146,5 +147,28 @@ test_expect_success 'a shard whose host refuses ssh: named, exit 69, no merged f
 	grep -Eq "shard [12]/2 on down: exit 255: ssh could not reach down or log in" err &&
 	grep -q "parallel failed; no merged run written to $TRASH/stale.ndjson" err &&
 	! test -e stale.ndjson && ! test -e shard-1.ndjson && ! test -e shard-2.ndjson
+'
+# A shard that fails while the other runs on its host: shard 1 (a stand-in
+# that opens its output in the run directory, as gp-replay does, and waits)
+# is surely running when shard 2 fails; parallel stops it before its
+# --cleanup, so the run directory goes only if the script removes it.
+# (Shard 2's own --cleanup removes the trace's copy, which is the same file
+# here, but not shard 1's output.)
+cat >fail-replay <<SH
+#!/bin/sh
+case \$PARALLEL_SEQ in
+1) : >shard-1.ndjson; echo \$\$ >"$TRASH/held.pid"; exec sleep 60 ;;
+*) k=0; until test -s "$TRASH/held.pid" || test \$k = 100; do sleep 0.1; k=\$((k + 1)); done; exit 3 ;;
+esac
+SH
+chmod +x fail-replay
+test_expect_success 'a shard that fails: the other is stopped on its host, the run directory removed' '
+	{ shard_run held.ndjson SSHLOGIN=1/$A1,1/$A2 SSH="$SSH" GP_REPLAY="$TRASH/fail-replay" \
+		JOBLOG=$TRASH/joblog3 LEAD_S=3 2>err3; echo $? >rc3; } &&
+	cat err3 && test "$(cat rc3)" = 3 && test -s held.pid &&
+	grep -Eq "shard 2/2 on ($A1|$A2): exit 3\$" err3 &&
+	k=0 && while kill -0 $(cat held.pid) 2>/dev/null && test $k -lt 30; do sleep 0.1; k=$((k + 1)); done &&
+	! kill -0 $(cat held.pid) 2>/dev/null &&
+	wd_list | cmp wd.before - && ! test -e held.ndjson
 '
 test_done
