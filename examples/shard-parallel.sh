@@ -89,7 +89,9 @@ if [ -n "${SSHLOGIN:-}" ] && [ "$SSHLOGIN" != : ]; then
 	[ "${SHARED_FS:-0}" = 1 ] && mode=shared src=$dir/$base shard=$dir/shard-{}.ndjson
 fi
 # The command line is built in "$@", the gp-replay options already there,
-# so that no word (SSH="ssh -F FILE", a path with a space) is split again.
+# so that no word is split again: SSH="ssh -F FILE" stays one option, and
+# parallel quotes each word of the command (-q) for the shell that runs it,
+# here or on the host, so that -H 'K: V' reaches gp-replay as two words.
 set -- "${GP_REPLAY:-gp-replay}" --url "$url" --model "$model" --shard "{}/$n" --start-at "$start" \
 	"$@" -o "$shard" "$src" ::: $(seq 1 "$n")
 case $mode in
@@ -99,7 +101,7 @@ copy) set -- -S "$SSHLOGIN" ${SSH:+--ssh "$SSH"} --wd "$rwd" \
 	--transferfile "$base" --return "$shard" --cleanup "$@" ;;
 esac
 rc=0
-parallel --joblog "$jl" --halt now,fail=1 "$@" || rc=$?
+parallel -q --joblog "$jl" --halt now,fail=1 "$@" || rc=$?
 if [ "$rc" != 0 ]; then
 	# The joblog names the failed shards: Seq, Host, ..., Exitval, Signal.
 	# ssh exits 255 when it cannot connect or log in; the remote shell 127

@@ -15,9 +15,11 @@
 #                       skip_all when NS1 cannot reach URL over the bridge.
 #   shard_run OUT VAR=VALUE...
 #                       examples/shard-parallel.sh: two shards of trace.ndjson
-#                       to URL at --poisson-rps 20, merged into OUT, with the
-#                       environment VAR=VALUE... and SHELL and HOME unset (as
-#                       in CI's bare environment)
+#                       to URL at --poisson-rps 20 with a header whose value
+#                       has a space (each gp-replay option must reach it as
+#                       one word), merged into OUT, with the environment
+#                       VAR=VALUE... and SHELL and HOME unset (as in CI's bare
+#                       environment)
 #   shard_checks MERGED JOBLOG HOST=ADDR...
 #                       the checks of a run of shard_run:
 #                       the joblog's host of each shard maps to the address
@@ -106,7 +108,7 @@ shard_run() {
 	_o=$1
 	shift
 	env -u SHELL -u HOME SHARDS=2 "$@" sh "$GP_TOP/examples/shard-parallel.sh" "$TRASH/trace.ndjson" \
-		"$URL" m "$_o" --poisson-rps 20 --seed 3 --arm a --rep 1
+		"$URL" m "$_o" --poisson-rps 20 --seed 3 --arm a --rep 1 -H "X-Gp-Test: a b"
 }
 
 shard_checks() {
