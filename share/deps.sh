@@ -36,9 +36,34 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
+# Servers on the list (the gateways, sshd) are for the tests, which start
+# their own on loopback with configurations of their own: their packages'
+# services must not start on install (nginx on :80, sshd on :22).  A
+# policy-rc.d that denies every start, for the time of the install only,
+# where the machine has none of its own.
+policy=${GP_POLICY_RC:-/usr/sbin/policy-rc.d}
+own_policy=0
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\n# gp deps.sh: no service starts during its install\nexit 101\n' >"$policy" &&
+		chmod 755 "$policy" && own_policy=1
+	trap '[ $own_policy = 1 ] && rm -f "$policy"' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+fi
 t0=$(date +%s)
-apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >&2 || {
+rc=0
+apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >&2 || rc=1
+[ $own_policy = 1 ] && rm -f "$policy" && own_policy=0
+[ $rc = 0 ] || {
 	echo "deps: apt-get failed; nothing was built" >&2
 	exit 1
 }
 echo "deps: installed in $(( $(date +%s) - t0 )) s" >&2
+daemons=
+for p in $missing; do
+	case $p in haproxy) daemons="$daemons haproxy" ;; nginx) daemons="$daemons nginx" ;; openssh-server) daemons="$daemons ssh" ;; esac
+done
+[ -z "$daemons" ] || {
+	echo "deps: installed for the tests and not started:$daemons (the tests run their own);" >&2
+	echo "deps: on a systemd host Debian enables them at boot; to keep them off: systemctl disable$daemons" >&2
+}

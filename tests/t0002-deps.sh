@@ -42,6 +42,37 @@ elif [ "$(id -u)" != 0 ]; then
 		exit $rc
 	'
 fi
+# The install itself, with a stand-in apt-get on PATH that runs the policy
+# file as invoke-rc.d would and records its answer: no service may start
+# while deps.sh installs (nginx on :80, sshd on :22), and the policy file is
+# deps.sh's only for the time of the install.
+if [ "$(id -u)" = 0 ]; then
+	mkdir -p fakebin &&
+	cat >fakebin/apt-get <<'APT'
+#!/bin/sh
+case $1 in update) exit 0 ;; esac
+if [ -x "$GP_POLICY_RC" ]; then "$GP_POLICY_RC" nginx start; echo $? ; else echo none; fi >>"${POLICY_SEEN:?}"
+exit ${FAKE_APT_RC:-0}
+APT
+	chmod +x fakebin/apt-get
+	test_expect_success 'no service starts during the install: a policy-rc.d that denies (101), removed after' '
+		rm -f policy.seen &&
+		POLICY_SEEN="$TRASH/policy.seen" PATH="$TRASH/fakebin:$PATH" GP_POLICY_RC="$TRASH/policy-rc.d" GP_PACKAGES=missing.list sh "$DEPS" 2>err &&
+		test "$(cat policy.seen)" = 101 && test ! -e policy-rc.d
+	'
+	test_expect_success 'apt-get failing: exit 1, and the policy file is still removed' '
+		rm -f policy.seen &&
+		{ FAKE_APT_RC=100 POLICY_SEEN="$TRASH/policy.seen" PATH="$TRASH/fakebin:$PATH" GP_POLICY_RC="$TRASH/policy-rc.d" \
+			GP_PACKAGES=missing.list sh "$DEPS" 2>err; test $? = 1; } &&
+		grep -q "apt-get failed" err && test "$(cat policy.seen)" = 101 && test ! -e policy-rc.d
+	'
+	test_expect_success "the machine's own policy-rc.d is left as it was" '
+		rm -f policy.seen && printf "#!/bin/sh\nexit 0\n" >policy-rc.d && chmod 755 policy-rc.d &&
+		cp policy-rc.d policy.before &&
+		POLICY_SEEN="$TRASH/policy.seen" PATH="$TRASH/fakebin:$PATH" GP_POLICY_RC="$TRASH/policy-rc.d" GP_PACKAGES=missing.list sh "$DEPS" 2>err &&
+		test "$(cat policy.seen)" = 0 && cmp policy-rc.d policy.before
+	'
+fi
 test_expect_success 'the Makefile lists no packages of its own (one place)' '
 	! grep -n "libjansson-dev\|haproxy" "$GP_TOP/Makefile"
 '
