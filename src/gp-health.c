@@ -28,6 +28,7 @@
 #include "ndjson.h"
 #include "openai.h"
 #include "scrape.h"
+#include "sig.h"
 #include "trace.h"
 #include "banned.h"
 
@@ -58,19 +59,53 @@ struct ctx {
 	int quiet;
 	char key[1024];
 	int have_key;
-	long checks, failed, answered, tls_refused;
+	long checks, failed, answered, tls_refused, not_run;
 	struct gp_http_tls tls;
-	json_t *failed_names;
+	json_t *failed_names, *not_run_names;
 };
 
 static struct ctx C;
 
-/* Emit one health record; `extra` (may be NULL) is merged and released. */
+/* "<check> <name or target>", as health_summary lists a check. */
+static void list_check(json_t *list, const char *check, const char *target, const char *name)
+{
+	char n[2200];
+
+	snprintf(n, sizeof(n), "%s %s", check, name ? name : target);
+	json_array_append_new(list, json_string(n));
+}
+
+/* A check a signal kept from running, or cut short (sig.h): no health
+ * record, which would report a failure nobody saw; the summary names it. */
+static void not_run(const char *check, const char *target, const char *name)
+{
+	list_check(C.not_run_names, check, target, name);
+	C.not_run++;
+}
+
+/* 1: start the check; 0 once a signal asked us to stop (it is not run). */
+static int go(const char *check, const char *target, const char *name)
+{
+	if (!gp_sig_stop())
+		return 1;
+	not_run(check, target, name);
+	return 0;
+}
+
+/* Emit one health record; `extra` (may be NULL) is merged and released.  A
+ * check that ends after a signal was cut short by it: not run. */
 static void emit(const char *check, const char *target, const char *name, int ok,
 		 int answered, const char *detail, json_t *extra)
 {
 	char at[40];
-	json_t *o = json_object();
+	json_t *o;
+
+	if (gp_sig_stop()) {
+		json_decref(extra);
+		not_run(check, target, name);
+		return;
+	}
+	o = json_object();
 
 	json_object_set_new(o, "type", json_string("health"));
 	json_object_set_new(o, "check", json_string(check));
@@ -91,10 +126,7 @@ static void emit(const char *check, const char *target, const char *name, int ok
 	C.checks++;
 	C.answered += answered != 0;
 	if (!ok) {
-		char n[2200];
-
-		snprintf(n, sizeof(n), "%s %s", check, name ? name : target);
-		json_array_append_new(C.failed_names, json_string(n));
+		list_check(C.failed_names, check, target, name);
 		C.failed++;
 		if (!C.quiet)
 			gp_warn("not ready: %s %s: %s", check, target, detail ? detail : "failed");
@@ -223,7 +255,7 @@ static void chat(const char *vip, const char *prompt, long max_tokens, const cha
 		 struct gp_stream_chat_res *r)
 {
 	struct gp_stream_chat_cfg cfg = { vip, C.have_key ? C.key : NULL, C.fleet.backend_header,
-				      C.fleet.receipt_header, C.timeout_ms, &C.tls };
+				      C.fleet.receipt_header, C.timeout_ms, &C.tls, gp_sig_stop };
 	char hdr[512];
 	const char *xh[1] = { hdr };
 	size_t len;
@@ -423,33 +455,20 @@ static void parse_opts(int argc, char **argv, const char **output)
 	C.have_key = *C.key != 0;
 }
 
-int main(int argc, char **argv)
+/* Every check of the fleet, in order; once a signal asks us to stop, the
+ * rest are not run (go). */
+static void run_checks(void)
 {
-	const char *output = NULL;
-	char at[40];
-	json_t *s;
-
-	gp_log_init(argv[0]);
-	parse_opts(argc, argv, &output);
-	if (gp_http_global_init())
-		gp_die(GP_EXIT_SOFTWARE, "libcurl: cannot initialise");
-	gp_output_open(&C.out, output, 0);
-	C.t0 = gp_now_ns();
-	C.failed_names = json_array();
-	if (C.fleet.n_vips + C.fleet.n_backends == 0)
-		gp_die(GP_EXIT_DATAERR, "%s: the fleet names no VIP and no backend", C.fleet_path);
-	if (!C.fleet.model)
-		gp_die(GP_EXIT_DATAERR, "%s: field 'model' is missing: the checks need the model's name",
-		       C.fleet_path);
 	for (size_t i = 0; i < C.fleet.n_backends; i++) {
 		const struct gp_fleet_backend *b = &C.fleet.backends[i];
 
-		check_models(b);
-		if (b->metrics_url)
+		if (go("backend_models", b->url, b->name))
+			check_models(b);
+		if (b->metrics_url && go("metrics", b->metrics_url, b->name))
 			check_metrics(b->metrics_url, b->name, C.fleet.inflight_metrics,
 				      C.fleet.n_inflight_metrics);
 	}
-	if (C.fleet.gateway_metrics_url) {
+	if (C.fleet.gateway_metrics_url && go("metrics", C.fleet.gateway_metrics_url, "gateway")) {
 		const char *need[2];
 		size_t n = 0;
 
@@ -460,21 +479,67 @@ int main(int argc, char **argv)
 		check_metrics(C.fleet.gateway_metrics_url, "gateway", need, n);
 	}
 	for (size_t i = 0; i < C.fleet.n_vips; i++) {
-		check_vip(&C.fleet.vips[i]);
-		if (C.arm && C.arm->routes_by_cache)
-			check_kv(&C.fleet.vips[i]);
+		const struct gp_fleet_vip *v = &C.fleet.vips[i];
+
+		if (go("vip_chat", v->url, v->name))
+			check_vip(v);
+		else if (C.fleet.receipt_header)
+			not_run("receipt", v->url, v->name);
+		if (C.arm && C.arm->routes_by_cache && go("kv_events", v->url, v->name))
+			check_kv(v);
 	}
-	s = json_pack("{s:s, s:b, s:s, s:f, s:o, s:I, s:I, s:o}", "type", "health_summary",
-		      "ready", C.failed == 0, "at", gp_rfc3339(gp_wall_ns(), at, sizeof(at)),
-		      "t_s", gp_ns_to_s(gp_now_ns() - C.t0),
-		      "arm", C.arm ? json_string(C.arm->name) : json_null(),
-		      "checks", (json_int_t)C.checks, "failed", (json_int_t)C.failed,
-		      "failed_checks", C.failed_names);
+}
+
+/* The health_summary trailer: counts of what ran, and what a signal kept
+ * from running. */
+static void write_summary(void)
+{
+	char at[40];
+	int stopped = gp_sig_stop() != 0;
+	json_t *s = json_pack("{s:s, s:b, s:s, s:f, s:o, s:I, s:I, s:o, s:b, s:I, s:o}",
+			      "type", "health_summary", "ready", C.failed == 0 && !stopped,
+			      "at", gp_rfc3339(gp_wall_ns(), at, sizeof(at)),
+			      "t_s", gp_ns_to_s(gp_now_ns() - C.t0),
+			      "arm", C.arm ? json_string(C.arm->name) : json_null(),
+			      "checks", (json_int_t)C.checks, "failed", (json_int_t)C.failed,
+			      "failed_checks", C.failed_names, "interrupted", stopped,
+			      "not_run", (json_int_t)C.not_run, "not_run_checks", C.not_run_names);
+
+	if (!s)
+		gp_die_nomem();
 	if (gp_out_json(&C.out, s))
 		gp_output_failed(&C.out);
 	json_decref(s);
+}
+
+int main(int argc, char **argv)
+{
+	const char *output = NULL;
+
+	gp_log_init(argv[0]);
+	gp_sig_install();
+	parse_opts(argc, argv, &output);
+	if (gp_http_global_init())
+		gp_die(GP_EXIT_SOFTWARE, "libcurl: cannot initialise");
+	gp_http_fetch_stop(gp_sig_stop);
+	gp_output_open(&C.out, output, 0);
+	C.t0 = gp_now_ns();
+	C.failed_names = json_array();
+	C.not_run_names = json_array();
+	if (C.fleet.n_vips + C.fleet.n_backends == 0)
+		gp_die(GP_EXIT_DATAERR, "%s: the fleet names no VIP and no backend", C.fleet_path);
+	if (!C.fleet.model)
+		gp_die(GP_EXIT_DATAERR, "%s: field 'model' is missing: the checks need the model's name",
+		       C.fleet_path);
+	run_checks();
+	write_summary();
 	gp_output_close(&C.out);
 	gp_fleet_release(&C.fleet);
+	if (gp_sig_stop()) {
+		if (!C.quiet)
+			gp_warn("interrupted: %ld check%s not run", C.not_run, C.not_run == 1 ? "" : "s");
+		return gp_sig_status(GP_EXIT_NEGATIVE);
+	}
 	if (C.answered == 0)
 		gp_die(GP_EXIT_UNAVAILABLE, "nothing answered: fleet %s is unreachable%s", C.fleet_path,
 		       C.tls_refused ? " (TLS refused: " GP_HTTP_TLS_HINT ")" : "");

@@ -321,7 +321,7 @@ static void prepare_bodies(void)
 static void burst(void)
 {
 	struct gp_stream_chat_cfg cfg = { P.vip->url, P.have_key ? P.key : NULL, P.fleet.backend_header,
-				      NULL, P.o.timeout_ms, &P.o.tls };
+				      NULL, P.o.timeout_ms, &P.o.tls, NULL };
 	struct gp_stream_chat_burst b = { &cfg, P.o.requests, P.o.concurrency,
 				      (int64_t)P.o.interval_ms * 1000000, make, on_done, sample, NULL };
 

@@ -636,6 +636,22 @@ static size_t fetch_cb(char *buf, size_t size, size_t n, void *userp)
 	return len;
 }
 
+/* gp_http_fetch_stop's predicate, or NULL. */
+static int (*fetch_stop)(void);
+
+void gp_http_fetch_stop(int (*stop)(void))
+{
+	fetch_stop = stop;
+}
+
+/* CURLOPT_XFERINFOFUNCTION: libcurl calls it between its waits, a signal's
+ * EINTR included; non-zero aborts the transfer. */
+static int fetch_progress(void *p, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	(void)p, (void)dt, (void)dn, (void)ut, (void)un;
+	return fetch_stop() != 0;
+}
+
 static int fetch(const struct gp_http_tls *tls, const struct curl_slist *hdrs, const char *url,
 		 long timeout_ms, size_t max, char **body, size_t *len, long *status, char *err,
 		 size_t errlen, enum gp_http_err *kind)
@@ -660,13 +676,20 @@ static int fetch(const struct gp_http_tls *tls, const struct curl_slist *hdrs, c
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, fetch_cb);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, &f);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, ebuf);
+	if (fetch_stop) {
+		curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, fetch_progress);
+		curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+	}
 	rc = curl_easy_perform(e);
 	if (rc != CURLE_OK) {
 		if (f.over)
 			snprintf(err, errlen, "the body is over %zu bytes", max);
+		else if (rc == CURLE_ABORTED_BY_CALLBACK)
+			seterr(err, errlen, "stopped");
 		else
 			seterr(err, errlen, ebuf[0] ? ebuf : curl_easy_strerror(rc));
-		*kind = f.over ? GP_HTTP_EOTHER : code_class(rc);
+		*kind = f.over ? GP_HTTP_EOTHER : rc == CURLE_ABORTED_BY_CALLBACK ? GP_HTTP_EABORT :
+			code_class(rc);
 		curl_easy_cleanup(e);
 		free(f.p);
 		return -1;

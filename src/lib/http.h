@@ -41,7 +41,7 @@ enum gp_http_err {
 	GP_HTTP_ERESET,		/* connection lost after the request was sent */
 	GP_HTTP_EFRAMING,	/* malformed HTTP: bad chunked encoding, bad reply */
 	GP_HTTP_ETIMEOUT,	/* over the deadline (gp_http_opts.deadline_ms) */
-	GP_HTTP_EABORT,		/* on_body asked to stop */
+	GP_HTTP_EABORT,		/* on_body (or gp_http_fetch_stop) asked to stop */
 	GP_HTTP_EOTHER,		/* anything else (detail says what) */
 	GP_HTTP_ETLS,		/* TLS handshake or certificate refused: nothing sent */
 };
@@ -165,11 +165,20 @@ int gp_http_warm(struct gp_http *h, const char *url, int n, long timeout_ms);
  * status; a body over max bytes is not cut short but refused.  -1 with a
  * reason in err and its class in *kind (may be NULL: GP_HTTP_ECONNECT,
  * GP_HTTP_ETLS, GP_HTTP_ETIMEOUT, GP_HTTP_ERESET, GP_HTTP_EFRAMING,
- * GP_HTTP_EOTHER — also for a body over max) otherwise.
+ * GP_HTTP_EOTHER — also for a body over max — or GP_HTTP_EABORT, stopped by
+ * gp_http_fetch_stop) otherwise.
  */
 int gp_http_fetch(const char *url, const struct gp_http_tls *tls, long timeout_ms, size_t max,
 		  char **body, size_t *len, long *status, char *err, size_t errlen,
 		  enum gp_http_err *kind);
+
+/*
+ * From now on a blocking GET (gp_http_fetch, gp_http_get) in flight ends as
+ * soon as stop() returns non-zero (NULL: never), with GP_HTTP_EABORT; stop is
+ * polled between libcurl's waits, a signal's EINTR included (sig.h's
+ * gp_sig_stop).  Process-wide, as gp_http_global_init.
+ */
+void gp_http_fetch_stop(int (*stop)(void));
 
 /*
  * Blocking GET of url with h's headers (gp_http_add_header) and TLS options,

@@ -496,6 +496,22 @@ static void chat_on_done(void *user, const struct gp_http_result *res, int64_t t
 	s->idx = -1;
 }
 
+/* cfg->stop said so: cancel every request in flight, each to its on_done. */
+static void chat_cancel_all(struct chat_run *u, long c)
+{
+	for (long i = 0; i < c; i++) {
+		struct chat_slot *s = &u->slots[i];
+
+		if (s->idx < 0)
+			continue;
+		gp_stream_abort(&s->st, GP_STREAM_CANCELLED, gp_now_ns());
+		chat_result(s);
+		u->running--;
+		u->b->on_done(u->b->arg, s->idx, &s->r);
+		s->idx = -1;
+	}
+}
+
 int gp_stream_chat_burst_run(const struct gp_stream_chat_burst *b)
 {
 	static const struct gp_http_ops ops = { chat_on_sent, chat_on_header, chat_on_body, chat_on_done };
@@ -537,6 +553,10 @@ int gp_stream_chat_burst_run(const struct gp_stream_chat_burst *b)
 	}
 	next_tick = gp_now_ns() + b->tick_ns;
 	while (!rc) {
+		if (!stop && b->cfg->stop && b->cfg->stop()) {
+			stop = 1;
+			chat_cancel_all(&u, c);
+		}
 		for (long i = 0; i < c && !stop; i++)
 			if (u.slots[i].idx < 0 && u.next < b->requests)
 				chat_start(&u, &u.slots[i]);
@@ -563,6 +583,7 @@ struct chat_one {
 	const char *const *xhdr;
 	int nxhdr;
 	struct gp_stream_chat_res *r;
+	int done;
 };
 
 static void chat_one_make(void *arg, long i, const char **body, size_t *len, const char **xhdr,
@@ -582,6 +603,7 @@ static void chat_one_done(void *arg, long i, const struct gp_stream_chat_res *r)
 {
 	(void)i;
 	*((struct chat_one *)arg)->r = *r;
+	((struct chat_one *)arg)->done = 1;
 }
 
 int gp_stream_chat_once(const struct gp_stream_chat_cfg *cfg, const char *body, size_t len,
@@ -592,11 +614,13 @@ int gp_stream_chat_once(const struct gp_stream_chat_cfg *cfg, const char *body, 
 
 	memset(r, 0, sizeof(*r));
 	r->ttft_ms = r->e2e_ms = NAN;
-	o = (struct chat_one){ body, len, xhdr, nxhdr, r };
+	o = (struct chat_one){ body, len, xhdr, nxhdr, r, 0 };
 	if (gp_stream_chat_burst_run(&b)) {
 		snprintf(r->detail, sizeof(r->detail), "cannot set up libcurl");
 		return -1;
 	}
+	if (!o.done)	/* cfg->stop said so before it started */
+		r->error = gp_stream_class_name(GP_STREAM_CANCELLED);
 	return 0;
 }
 

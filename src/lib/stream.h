@@ -187,6 +187,9 @@ struct gp_stream_chat_cfg {
 	const char *receipt_header;	/* NULL: not captured */
 	long timeout_ms;		/* per request, > 0 */
 	const struct gp_http_tls *tls;	/* https: the certificate policy (http.h), NULL: default */
+	/* NULL, or polled between waits: once non-zero, the requests in flight
+	 * are cancelled (class cancelled) and no more start (sig.h's gp_sig_stop). */
+	int (*stop)(void);
 };
 
 /*

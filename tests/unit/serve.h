@@ -3,8 +3,8 @@
  * serve.h — a canned HTTP peer for the unit tests that need one (scrape,
  * stream): a child process on 127.0.0.1 that answers each of n connections
  * with `response` verbatim (after reading the request head), then exits;
- * the response should say "Connection: close".
- * Header-only.
+ * the response should say "Connection: close".  serve_silent: a peer that
+ * never answers.  Header-only.
  *
  *   pid_t pid;
  *   int port = serve_start("HTTP/1.1 200 OK\r\n...", 1, &pid);
@@ -65,6 +65,21 @@ static inline int serve_start(const char *response, int n, pid_t *pid)
 		_exit(0);
 	}
 	close(ls);
+	return ntohs(a.sin_port);
+}
+
+/* A peer that never answers: the kernel completes the connection (listen's
+ * backlog), nobody accepts it, the request waits.  Its port, or -1; close
+ * *fd when done. */
+static inline int serve_silent(int *fd)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+
+	*fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (*fd < 0 || bind(*fd, (struct sockaddr *)&a, sizeof(a)) || listen(*fd, 16) ||
+	    getsockname(*fd, (struct sockaddr *)&a, &al))
+		return -1;
 	return ntohs(a.sin_port);
 }
 

@@ -3,9 +3,45 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "clock.h"
 #include "http.h"
 #include "scrape.h"
+#include "serve.h"
 #include "tap.h"
+
+static int64_t stop_at;
+
+static int stop_later(void)
+{
+	return gp_now_ns() >= stop_at;
+}
+
+/* gp_http_fetch_stop: a scrape of a silent peer ends once stop says so,
+ * long before its timeout, as a failed scrape. */
+static void fetch_stopped(void)
+{
+	char url[64], err[256], *body = NULL;
+	int fd, port = serve_silent(&fd);
+	int64_t t0 = gp_now_ns();
+	enum gp_http_err k = GP_HTTP_OK;
+	size_t len;
+	long status;
+	json_t *f;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	gp_http_fetch_stop(stop_later);
+	stop_at = t0 + 200000000;
+	is_int(gp_http_fetch(url, NULL, 10000, 1 << 20, &body, &len, &status, err, sizeof(err), &k), -1,
+	       "a GET of a silent peer, stopped");
+	is_int(k, GP_HTTP_EABORT, "its class: aborted (%s)", err);
+	ok(gp_now_ns() - t0 < 3000000000, "it ends soon after the stop (%.3f s), not at the 10 s timeout",
+	   gp_ns_to_s(gp_now_ns() - t0));
+	f = gp_scrape(url, NULL, 10000, NULL);
+	ok(f && gp_scrape_failed(f), "a scrape with stop already set: failed at once");
+	json_decref(f);
+	gp_http_fetch_stop(NULL);
+	close(fd);
+}
 
 int main(void)
 {
@@ -37,5 +73,6 @@ int main(void)
 	is_str(json_string_value(json_object_get(f, "type")), "metrics", "type");
 	ok(json_is_string(json_object_get(f, "at")), "at");
 	json_decref(f);
+	fetch_stopped();
 	return done_testing();
 }

@@ -214,7 +214,7 @@ static const char ok_response[] = SSE_HEAD "X-Backend: b1\r\nX-Receipt: prefill=
 static int chat_once(const char *response, struct gp_stream_chat_res *r)
 {
 	char url[64] = "http://127.0.0.1:1";
-	struct gp_stream_chat_cfg cfg = { url, "sk-unit", "X-Backend", "X-Receipt", 5000, NULL };
+	struct gp_stream_chat_cfg cfg = { url, "sk-unit", "X-Backend", "X-Receipt", 5000, NULL, NULL };
 	const char *xh[1] = { "X-Request-Id: u1" };
 	pid_t pid = 0;
 	int rc;
@@ -288,7 +288,7 @@ static struct burst_seen run_burst(int stop)
 	char url[64];
 	pid_t pid;
 	int port = serve_start(ok_response, 3, &pid);
-	struct gp_stream_chat_cfg cfg = { url, NULL, NULL, NULL, 5000, NULL };
+	struct gp_stream_chat_cfg cfg = { url, NULL, NULL, NULL, 5000, NULL, NULL };
 	struct burst_seen seen = { { 0 }, 0 };
 	struct gp_stream_chat_burst b = { &cfg, 3, 2, stop ? 1 : 1000000000, burst_make, burst_done,
 					  stop ? burst_stop : NULL, &seen };
@@ -311,6 +311,35 @@ static void chat_burst(void)
 	   seen.done[0], seen.done[1], seen.done[2]);
 }
 
+static int64_t stop_at;
+
+static int stop_later(void)
+{
+	return gp_now_ns() >= stop_at;
+}
+
+/* cfg.stop: a request that waits on a silent peer is cancelled once stop
+ * says so, long before its timeout. */
+static void chat_stopped(void)
+{
+	char url[64];
+	int fd, port = serve_silent(&fd);
+	struct gp_stream_chat_cfg cfg = { url, NULL, NULL, NULL, 10000, NULL, stop_later };
+	struct gp_stream_chat_res r;
+	int64_t t0 = gp_now_ns();
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	stop_at = t0 + MS(200);
+	is_int(gp_stream_chat_once(&cfg, "{}", 2, NULL, 0, &r), 0, "a request to a silent peer, stopped");
+	is_str(r.error, "cancelled", "its class: cancelled");
+	ok(gp_now_ns() - t0 < MS(3000), "it ends soon after the stop (%.3f s), not at the 10 s timeout",
+	   gp_ns_to_s(gp_now_ns() - t0));
+	stop_at = 0;
+	is_int(gp_stream_chat_once(&cfg, "{}", 2, NULL, 0, &r), 0, "stop already set");
+	is_str(r.error, "cancelled", "cancelled at once");
+	close(fd);
+}
+
 int main(void)
 {
 	struct gp_http_opts o = { 0 };
@@ -331,5 +360,6 @@ int main(void)
 	header_values();
 	chat_requests();
 	chat_burst();
+	chat_stopped();
 	return done_testing();
 }
