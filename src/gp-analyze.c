@@ -27,6 +27,7 @@
 #include "log.h"
 #include "ndjson.h"
 #include "rng.h"
+#include "sig.h"
 #include "statcheck.h"
 #include "stats.h"
 #include "tost.h"
@@ -686,6 +687,8 @@ static void read_input(struct state *s, const struct gp_slo *slo, char **paths, 
 		struct reqf r;
 		json_t *o;
 
+		gp_stop_point(NULL);
+
 		if (spool && gp_spool_put(spool, line, len))
 			gp_die(GP_EXIT_SOFTWARE, "cannot spool the pass-through: %s", strerror(errno));
 		if (fast && fast_request(line, len, &r)) {
@@ -872,6 +875,7 @@ static void baseline_slo(const struct opts *op, struct slo_info *si)
 	si->ok = json_array();
 	gp_input_init(&in, paths, 1);
 	while ((e = gp_input_next_json(&in, &o)) == GP_NDJSON_LINE) {
+		gp_stop_point(NULL);
 		baseline_record(si, o, gp_input_name(&in), gp_input_line(&in), &ttft, &tpot);
 		json_decref(o);
 	}
@@ -906,6 +910,7 @@ static void emit_baseline(struct gp_out *out, const struct slo_info *si)
 		json_t *o = json_pack("{s:s, s:s, s:O, s:O}", "type", "baseline_request", "arm", si->arm,
 				      "ttft_ms", json_array_get(v, 0), "tpot_ms", json_array_get(v, 1));
 
+		gp_stop_point(out);
 		if (gp_out_json(out, o))
 			gp_output_failed(out);
 		json_decref(o);
@@ -961,8 +966,11 @@ static void stream(struct gp_rng *r, const struct opts *op, const char *what, co
 	gp_rng_seed(r, h);
 }
 
+/* Every derived record goes out here: the first SIGINT/SIGTERM stops the
+ * analysis at this record boundary (cli.h), output closed, exit 128+N. */
 static void emit(struct an *a, json_t *rec)
 {
+	gp_stop_point(&a->out);
 	if (gp_out_json(&a->out, rec))
 		gp_output_failed(&a->out);
 	json_decref(rec);
@@ -1963,9 +1971,11 @@ static void emit_spool(struct gp_out *out, struct gp_spool *spool)
 
 	if (gp_spool_rewind(spool))
 		gp_die(GP_EXIT_SOFTWARE, "cannot spool the pass-through: %s", strerror(errno));
-	while (gp_spool_next(spool, &line, &len) == GP_NDJSON_LINE)
+	while (gp_spool_next(spool, &line, &len) == GP_NDJSON_LINE) {
+		gp_stop_point(out);
 		if (gp_out_line(out, line, len))
 			gp_output_failed(out);
+	}
 	gp_spool_close(spool);
 }
 
@@ -2010,6 +2020,7 @@ int main(int argc, char **argv)
 	double accel;
 
 	gp_log_init(argv[0]);
+	gp_sig_install();
 	if (parse_opts(argc, argv, &op))
 		return self_check();
 	accel = check_opts(&op);

@@ -25,6 +25,7 @@
 #include "log.h"
 #include "ndjson.h"
 #include "rfc3339.h"
+#include "sig.h"
 #include "stats.h"
 #include "trace.h"
 #include "vec.h"
@@ -112,8 +113,11 @@ static void out_open(const struct opts *o)
 	gp_output_open(&out, o->output, o->gzip);
 }
 
+/* Every record goes out here: the first SIGINT/SIGTERM stops the tool at
+ * this record boundary (cli.h), output closed, exit 128+N. */
 static void out_record(json_t *rec)
 {
+	gp_stop_point(&out);
 	if (gp_out_json(&out, rec))
 		gp_output_failed(&out);
 	json_decref(rec);
@@ -395,8 +399,10 @@ static int csv_row(struct conv *c, const char *const *names, const int *col, int
 {
 	char *line;
 	size_t len;
-	int e = gp_input_next(&c->in, &line, &len);
+	int e;
 
+	gp_stop_point(&out);
+	e = gp_input_next(&c->in, &line, &len);
 	if (e == GP_NDJSON_EOF)
 		return 0;
 	if (e < 0)
@@ -683,6 +689,7 @@ static void tally_read(struct tally *t, const struct opts *o)
 	gp_input_init(&in, o->files, o->nfiles);
 	gp_trace_init(&r);
 	while ((e = gp_input_next_json(&in, &row)) == GP_NDJSON_LINE) {
+		gp_stop_point(NULL);
 		if (gp_trace_parse(&r, row, err, sizeof(err)))
 			gp_die_at(GP_EXIT_DATAERR, gp_input_name(&in), gp_input_line(&in), "%s", err);
 		tally_add(t, &r);
@@ -891,6 +898,7 @@ int main(int argc, char **argv)
 	const char *sub;
 
 	gp_log_init(argv[0]);
+	gp_sig_install();
 	if (argc < 2)
 		gp_usage_error("missing subcommand (synth, from-mooncake, from-azure, "
 			       "from-burstgpt, stats, prompt)");

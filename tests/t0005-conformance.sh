@@ -142,6 +142,21 @@ test_expect_success 'first SIGTERM: gp-probe exits 143, the probe record written
 	sleep 1 && kill -TERM $pid; wait $pid; rc=$?; cat err;
 	test $rc = 143 && jq -s -e "map(select(.type == \"probe\")) | length == 1" out >/dev/null
 '
+# Records longer than a pipe's atomic write (PIPE_BUF), the reader slow: the
+# signal lands while gp-trace is blocked in the middle of a record.
+test_expect_success 'first SIGTERM: gp-trace synth into a slow pipe exits 143, every line whole' '
+	rm -f slow && mkfifo slow && { { exec 3<slow; sleep 1; cat <&3 >out; } & } && reader=$! &&
+	{ gp-trace synth --requests 100000 --input-tokens 1000000 --keys 0 >slow 2>err & } && pid=$! &&
+	sleep 0.5 && kill -TERM $pid; wait $pid; rc=$?; wait $reader; cat err;
+	test $rc = 143 && test -s out && jq -c . out >/dev/null
+'
+# A gzip output must be closed to be read: the signal lands mid-analysis.
+test_expect_success 'first SIGTERM: gp-analyze -o FILE.gz exits 143, the gzip stream whole' '
+	{ gp-analyze --no-validity --ttft-slo-ms 1000 --tpot-slo-ms 100 --resamples 3000000 \
+		-o an.gz runs 2>err & } && pid=$! &&
+	sleep 0.5 && kill -TERM $pid; wait $pid; rc=$?; cat err;
+	test $rc = 143 && { test ! -e an.gz || { gzip -t an.gz && zcat an.gz | jq -c . >/dev/null; }; }
+'
 test_expect_success 'SIGTERM: gp-sim, a server, stops cleanly with exit 0' '
 	gp-sim --port $(free_port_range 1) 2>err & pid=$! &&
 	sleep 0.5 && kill -TERM $pid; wait $pid

@@ -86,9 +86,12 @@ uint64_t gp_opt_u64(const char *opt, const char *arg)
 	return v;
 }
 
-/* A write failed with errno e: a closed pipe is a quiet 1, the rest 74. */
+/* A write failed with errno e: a closed pipe is a quiet 1, the rest 74; a
+ * write a stopping signal interrupted, 128+N (sig.h). */
 static _Noreturn void write_failed(int e)
 {
+	if (e == EINTR && gp_sig_stop())
+		exit(128 + gp_sig_stop());
 	if (e == EPIPE)
 		exit(GP_EXIT_NEGATIVE);
 	gp_die(GP_EXIT_IOERR, "write error: %s", strerror(e));
@@ -156,6 +159,20 @@ void gp_output_close(struct gp_out *o)
 {
 	if (gp_out_close(o))
 		gp_output_failed(o);
+}
+
+void gp_stop_point(struct gp_out *o)
+{
+	int sig = gp_sig_stop();
+
+	if (!sig)
+		return;
+	/* 128+N whatever the close says: the status already says "not done". */
+	if (o)
+		gp_out_close(o);
+	else
+		fflush(stdout);
+	exit(128 + sig);
 }
 
 void gp_input_failed(struct gp_input *in, int err)

@@ -55,6 +55,13 @@ void gp_output_close(struct gp_out *o);
 void gp_stdout_close(void);
 
 /*
+ * A record boundary: when a SIGINT/SIGTERM asked us to stop (sig.h), close o
+ * (flushed, a gzip stream ended; NULL: stdout flushed) and exit 128+signo
+ * quietly.  Otherwise return.
+ */
+void gp_stop_point(struct gp_out *o);
+
+/*
  * An input error from gp_input_next*: when a SIGINT/SIGTERM interrupted the
  * read (sig.h), exit 128+signo quietly, stdout flushed; otherwise die 65
  * naming the file and line (the file alone when it cannot be opened).

@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "json.h"
 #include "ndjson.h"
+#include "sig.h"
 
 #define READ_CHUNK (256u << 10)
 
@@ -498,10 +500,48 @@ int gp_out_open(struct gp_out *o, const char *path, int gzip)
 	return 0;
 }
 
+/*
+ * One line to a pipe or terminal, past stdio.  A stopping signal (sig.h)
+ * before its first byte fails the write (EINTR), so the output ends on a
+ * record boundary; once a byte is out the rest follows (a partial write or an
+ * EINTR is resumed), so the first SIGINT/SIGTERM never cuts a record in two.
+ * A second signal still exits at once.
+ */
+static int write_line(int fd, const char *buf, size_t len)
+{
+	struct iovec v[2] = { { (void *)buf, len }, { "\n", 1 } };
+	int i = 0, started = 0;
+
+	while (i < 2) {
+		ssize_t n = writev(fd, v + i, 2 - i);
+
+		if (n < 0 && errno == EINTR && (started || !gp_sig_stop()))
+			continue;
+		if (n < 0)
+			return -1;
+		started |= n > 0;
+		for (; i < 2 && (size_t)n >= v[i].iov_len; i++)
+			n -= (ssize_t)v[i].iov_len;
+		if (i < 2) {
+			v[i].iov_base = (char *)v[i].iov_base + n;
+			v[i].iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
 int gp_out_line(struct gp_out *o, const char *buf, size_t len)
 {
 	if (o->err)
 		return -1;
+	if (o->flush_each && !o->gz) {
+		/* Nothing else is buffered: every line is flushed. */
+		if (fflush(o->f) || write_line(fileno(o->f), buf, len)) {
+			o->err = errno ? errno : EIO;
+			return -1;
+		}
+		return 0;
+	}
 	if (o->gz) {
 		if ((len && gzwrite(o->gz, buf, (unsigned)len) != (int)len) || gzputc(o->gz, '\n') < 0) {
 			o->err = errno ? errno : EIO;
