@@ -23,6 +23,7 @@
 #include "log.h"
 #include "ndjson.h"
 #include "child.h"
+#include "sig.h"
 #include "vec.h"
 #include "banned.h"
 
@@ -261,6 +262,8 @@ static void load(struct model *m, char **paths, int n)
 	gp_input_init(&in, paths, n);
 	while ((rc = gp_input_next_json(&in, &o)) == GP_NDJSON_LINE) {
 		const char *type = gp_json_type(o);
+
+		gp_stop_point(NULL);
 		const char *file = gp_input_name(&in);
 		unsigned long line = gp_input_line(&in);
 
@@ -483,6 +486,22 @@ static void xfclose(FILE *f, const char *path)
 		gp_die(GP_EXIT_IOERR, "cannot write %s: %s", path, strerror(errno));
 }
 
+/*
+ * The first SIGINT/SIGTERM (sig.h): remove `a` and `b` (either may be NULL),
+ * the files being written, so that no half file is left under a name a
+ * reader takes for whole, and exit 128+N.  Otherwise return.
+ */
+static void stop_removing(const char *a, const char *b)
+{
+	if (!gp_sig_stop())
+		return;
+	if (a)
+		unlink(a);
+	if (b)
+		unlink(b);
+	gp_stop_point(NULL);
+}
+
 /* A gnuplot string literal: single quotes, '' for a quote, no newlines. */
 static void gq(FILE *f, const char *s)
 {
@@ -522,10 +541,13 @@ static void render(struct plotter *p, const char *name, const char *body, int w,
 	char *gp = gp_xasprintf("%s/%s.gp", p->gdir, name), *logp = gp_xasprintf("%s/%s.log", p->gdir, name);
 	char *script = gp_xasprintf("%s.gp", name);
 	char *argv[] = { (char *)p->opt->gnuplot, script, NULL };
-	FILE *f = xfopen(gp, "w");
+	char *png = gp_xasprintf("%s/../%s.png", p->gdir, name), *svg = gp_xasprintf("%s/../%s.svg", p->gdir, name);
+	FILE *f;
 	int fd, rc;
 	struct stat sb;
-	char *png;
+
+	stop_removing(NULL, NULL);
+	f = xfopen(gp, "w");
 
 	fprintf(f, "# gp-report: %s — re-run with: gnuplot %s.gp (in this directory)\n", name, name);
 	fprintf(f, "set encoding utf8\nset termoption noenhanced\n");
@@ -539,12 +561,14 @@ static void render(struct plotter *p, const char *name, const char *body, int w,
 		gp_die(GP_EXIT_IOERR, "cannot write %s: %s", logp, strerror(errno));
 	rc = gp_child_run(argv, p->gdir, -1, fd);
 	close(fd);
+	/* A signal while gnuplot drew (SIGINT from a terminal reaches it too):
+	 * its images may be half written. */
+	stop_removing(png, svg);
 	if (rc == -ENOENT)
 		gp_die(GP_EXIT_UNAVAILABLE, "cannot run %s: not found (install gnuplot-nox, or use --no-plots)",
 		       p->opt->gnuplot);
 	if (rc < 0)
 		gp_die(GP_EXIT_UNAVAILABLE, "cannot run %s: %s", p->opt->gnuplot, strerror(-rc));
-	png = gp_xasprintf("%s/../%s.png", p->gdir, name);
 	if (rc) {
 		char *t = log_tail(logp);
 
@@ -555,6 +579,7 @@ static void render(struct plotter *p, const char *name, const char *body, int w,
 		gp_die(GP_EXIT_SOFTWARE, "%s wrote no %s (see %s)", p->opt->gnuplot, png, logp);
 	p->drawn++;
 	free(png);
+	free(svg);
 	free(gp);
 	free(logp);
 	free(script);
@@ -1451,11 +1476,16 @@ static void health_rounds(struct gp_doc *d, const struct model *m)
 		if (tri(o, "ready") == 1)
 			continue;
 		char *failed = joined(json_object_get(o, "failed_checks"), ", ");
+		char *cut = joined(json_object_get(o, "not_run_checks"), ", ");
+		int stopped = tri(o, "interrupted") == 1;
 
-		gp_doc_item(d, "health summary (%s%s%s%s): NOT READY%s%s (%s:%lu)", str(o, "arm", NULL) ? "arm " : "",
-			    str(o, "arm", ""), str(o, "arm", NULL) ? ", " : "", str(o, "at", "time not recorded"),
-			    *failed ? " — failed: " : "", failed, m->r[i - 1].file, m->r[i - 1].line);
+		gp_doc_item(d, "health summary (%s%s%s%s): NOT READY%s%s%s%s%s (%s:%lu)",
+			    str(o, "arm", NULL) ? "arm " : "", str(o, "arm", ""), str(o, "arm", NULL) ? ", " : "",
+			    str(o, "at", "time not recorded"), *failed ? " — failed: " : "", failed,
+			    stopped ? " — interrupted" : "", stopped && *cut ? ", not run: " : "", stopped ? cut : "",
+			    m->r[i - 1].file, m->r[i - 1].line);
 		free(failed);
+		free(cut);
 		shown++;
 	}
 	if (n - ready > shown)
@@ -2079,18 +2109,30 @@ static struct gp_doc *build(const struct model *m, const struct opts *o, double 
 	return d;
 }
 
+/* DIR/report.md or .html, written as NAME.tmp and renamed: a signal (or a
+ * failure) never leaves a half report under its name. */
 static void write_doc(const struct gp_doc *d, const struct opts *o, int html)
 {
 	char *path = gp_xasprintf("%s/report.%s", o->dir, html ? "html" : "md");
-	FILE *f = xfopen(path, "w");
+	char *tmp = gp_xasprintf("%s.tmp", path);
+	FILE *f;
 	const char *bad = NULL;
-	int rc = html ? gp_doc_write_html(d, f, o->dir, &bad) : gp_doc_write_md(d, f);
+	int rc;
 
+	stop_removing(NULL, NULL);
+	f = xfopen(tmp, "w");
+	rc = html ? gp_doc_write_html(d, f, o->dir, &bad) : gp_doc_write_md(d, f);
+	if (rc)
+		unlink(tmp);
 	if (rc && bad)
 		gp_die(GP_EXIT_SOFTWARE, "cannot inline %s/%s into %s", o->dir, bad, path);
 	if (rc)
 		gp_die(GP_EXIT_IOERR, "cannot write %s: %s", path, strerror(errno));
-	xfclose(f, path);
+	xfclose(f, tmp);
+	stop_removing(tmp, NULL);
+	if (rename(tmp, path))
+		gp_die(GP_EXIT_IOERR, "cannot write %s: %s", path, strerror(errno));
+	free(tmp);
 	free(path);
 }
 
@@ -2104,6 +2146,7 @@ int main(int argc, char **argv)
 	double rate;
 
 	gp_log_init(argv[0]);
+	gp_sig_install();
 	parse(argc, argv, &o);
 	load(&m, argv + optind, argc - optind);
 	build_palette(&m);

@@ -157,6 +157,22 @@ test_expect_success 'first SIGTERM: gp-analyze -o FILE.gz exits 143, the gzip st
 	sleep 0.5 && kill -TERM $pid; wait $pid; rc=$?; cat err;
 	test $rc = 143 && { test ! -e an.gz || { gzip -t an.gz && zcat an.gz | jq -c . >/dev/null; }; }
 '
+# A gnuplot that writes half an image and hangs; the signal reaches it and
+# gp-report both, as a terminal's SIGINT reaches the whole process group.
+cat >fake-gnuplot <<EOF
+#!/bin/sh
+printf half >"../\${1%.gp}.png"
+echo \$\$ >"$TRASH/gnuplot.pid"
+exec sleep 30
+EOF
+chmod +x fake-gnuplot
+test_expect_success 'first SIGTERM: gp-report mid-plot exits 143, no half image left' '
+	gp-analyze --no-validity --pass --ttft-slo-ms 1000 --tpot-slo-ms 100 runs >an 2>/dev/null &&
+	rm -rf rep2 gnuplot.pid && { gp-report -o rep2 --gnuplot "$TRASH/fake-gnuplot" an 2>err & } &&
+	pid=$! && for i in $(seq 1 100); do test -s gnuplot.pid && break; sleep 0.05; done &&
+	test -s rep2/goodfrac.png && kill -TERM $(cat gnuplot.pid) $pid; wait $pid; rc=$?; cat err;
+	test $rc = 143 && test "$(ls rep2)" = gnuplot
+'
 test_expect_success 'SIGTERM: gp-sim, a server, stops cleanly with exit 0' '
 	gp-sim --port $(free_port_range 1) 2>err & pid=$! &&
 	sleep 0.5 && kill -TERM $pid; wait $pid

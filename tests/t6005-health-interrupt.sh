@@ -77,7 +77,13 @@ test_expect_success 'SIGTERM during a stalled vip_chat: 143 within 3 s (not the 
 	test "$(summary "[.ready, .interrupted, .checks, .failed, .not_run_checks]")" = \
 		"[false,true,9,0,[\"vip_chat router\"]]" &&
 	test -z "$(sel ".check == \"vip_chat\"" out)" &&
-	grep -q "interrupted: 1 check not run" err
+	grep -q "interrupted: 1 check not run" err &&
+	cp out stalled.ndjson
+'
+
+test_expect_success 'gp-report names the interrupted round and the check it did not run' '
+	gp-report --no-plots -q -o rep stalled.ndjson &&
+	grep -F "NOT READY — interrupted, not run: vip_chat router (stalled.ndjson:10)" rep/report.md
 '
 
 test_expect_success 'SIGTERM during kv_events: vip_chat recorded, kv_events not run' '
