@@ -86,11 +86,12 @@ uint64_t gp_opt_u64(const char *opt, const char *arg)
 	return v;
 }
 
-/* A write failed with errno e: a closed pipe is a quiet 1, the rest 74; a
- * write a stopping signal interrupted, 128+N (sig.h). */
+/* A write failed with errno e: a closed pipe is a quiet 1, the rest 74.  Once
+ * a signal asked us to stop (sig.h), a write it interrupted, or a reader that
+ * it stopped first, is 128+N. */
 static _Noreturn void write_failed(int e)
 {
-	if (e == EINTR && gp_sig_stop())
+	if ((e == EINTR || e == EPIPE) && gp_sig_stop())
 		exit(128 + gp_sig_stop());
 	if (e == EPIPE)
 		exit(GP_EXIT_NEGATIVE);
