@@ -688,7 +688,6 @@ static void read_input(struct state *s, const struct gp_slo *slo, char **paths, 
 		json_t *o;
 
 		gp_stop_point(NULL);
-
 		if (spool && gp_spool_put(spool, line, len))
 			gp_die(GP_EXIT_SOFTWARE, "cannot spool the pass-through: %s", strerror(errno));
 		if (fast && fast_request(line, len, &r)) {

@@ -262,11 +262,10 @@ static void load(struct model *m, char **paths, int n)
 	gp_input_init(&in, paths, n);
 	while ((rc = gp_input_next_json(&in, &o)) == GP_NDJSON_LINE) {
 		const char *type = gp_json_type(o);
-
-		gp_stop_point(NULL);
 		const char *file = gp_input_name(&in);
 		unsigned long line = gp_input_line(&in);
 
+		gp_stop_point(NULL);
 		if (!type)
 			gp_die_at(GP_EXIT_DATAERR, file, line, "field 'type' is missing");
 		check_record(o, type, file, line);
@@ -2122,12 +2121,14 @@ static void write_doc(const struct gp_doc *d, const struct opts *o, int html)
 	stop_removing(NULL, NULL);
 	f = xfopen(tmp, "w");
 	rc = html ? gp_doc_write_html(d, f, o->dir, &bad) : gp_doc_write_md(d, f);
-	if (rc)
+	if (rc) {
+		int e = errno;
+
 		unlink(tmp);
-	if (rc && bad)
-		gp_die(GP_EXIT_SOFTWARE, "cannot inline %s/%s into %s", o->dir, bad, path);
-	if (rc)
-		gp_die(GP_EXIT_IOERR, "cannot write %s: %s", path, strerror(errno));
+		if (bad)
+			gp_die(GP_EXIT_SOFTWARE, "cannot inline %s/%s into %s", o->dir, bad, path);
+		gp_die(GP_EXIT_IOERR, "cannot write %s: %s", path, strerror(e));
+	}
 	xfclose(f, tmp);
 	stop_removing(tmp, NULL);
 	if (rename(tmp, path))
