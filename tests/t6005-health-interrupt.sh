@@ -10,10 +10,10 @@ command -v jq >/dev/null || skip_all "jq missing"
 command -v python3 >/dev/null || skip_all "python3 missing (share/packages)"
 cd "$TRASH" || exit 1
 
-# A router fleet whose engines decode slowly (a chat of 2-4 tokens takes
-# about a second): 4 backend_models, 5 metrics (4 backends, the gateway) and
+# A router fleet whose engines decode slowly (a chat of 2-4 tokens takes 1-2
+# s): 4 backend_models, 5 metrics (4 backends, the gateway) and
 # vip_chat, then kv_events with --arm chash.
-start_router chash --decode-ms 250 || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router chash --decode-ms 500 || { echo "Bail out! gp-sim --router did not start"; exit 1; }
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 # A VIP that stalls after its first token: vip_chat waits for --timeout-s.
 ROUTER_PORT=$SIM_PORT
