@@ -147,7 +147,8 @@ test_expect_success 'first SIGTERM: gp-probe exits 143, the probe record written
 test_expect_success 'first SIGTERM: gp-trace synth into a slow pipe exits 143, every line whole' '
 	rm -f slow && mkfifo slow && { { exec 3<slow; sleep 1; cat <&3 >out; } & } && reader=$! &&
 	{ gp-trace synth --requests 100000 --input-tokens 1000000 --keys 0 >slow 2>err & } && pid=$! &&
-	sleep 0.5 && kill -TERM $pid; wait $pid; rc=$?; wait $reader; cat err;
+	for i in $(seq 1 100); do grep -qx gp-trace /proc/$pid/comm && break; sleep 0.05; done &&
+	sleep 0.3 && kill -TERM $pid; wait $pid; rc=$?; wait $reader; cat err;
 	test $rc = 143 && test -s out && jq -c . out >/dev/null
 '
 # A gzip output must be closed to be read: the signal lands mid-analysis.
