@@ -455,9 +455,10 @@ static void cmd_azure(const struct opts *o)
 	static const char *const names[] = {"TIMESTAMP", "ContextTokens", "GeneratedTokens"};
 	struct conv c;
 	int col[3];
-	char **f = c.csv.f, id[32];
+	char **f, id[32];
 
 	memset(&c, 0, sizeof(c));
+	f = c.csv.f;	/* the row's fields, refilled by each csv_row */
 	input_open(&c.in, o);
 	csv_header(&c, names, 3, col, 7);
 	out_open(o);
@@ -487,9 +488,10 @@ static void cmd_burstgpt(const struct opts *o)
 					    "Session ID"};
 	struct conv c;
 	int col[4];
-	char **f = c.csv.f, id[32];
+	char **f, id[32];
 
 	memset(&c, 0, sizeof(c));
+	f = c.csv.f;	/* the row's fields, refilled by each csv_row */
 	input_open(&c.in, o);
 	csv_header(&c, names, 4, col, 7);
 	out_open(o);
