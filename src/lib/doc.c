@@ -293,16 +293,40 @@ int gp_doc_write_md(const struct gp_doc *d, FILE *f)
 
 /* ---- HTML ---- */
 
+static void html_text_char(FILE *f, char c)
+{
+	switch (c) {
+	case '&': fputs("&amp;", f); break;
+	case '<': fputs("&lt;", f); break;
+	case '>': fputs("&gt;", f); break;
+	case '"': fputs("&quot;", f); break;
+	default: fputc(c, f);
+	}
+}
+
 static void html_text(FILE *f, const char *s)
 {
+	for (; *s; s++)
+		html_text_char(f, *s);
+}
+
+/*
+ * A table cell's text: as html_text, and a space inside [ ] is a no-break
+ * space, so that an interval "[lo, hi]" stays whole when its cell wraps.
+ */
+static void html_cell_text(FILE *f, const char *s)
+{
+	int depth = 0;
+
 	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
+		if (*s == '[')
+			depth++;
+		else if (*s == ']' && depth > 0)
+			depth--;
+		if (*s == ' ' && depth > 0)
+			fputs("&#160;", f);
+		else
+			html_text_char(f, *s);
 	}
 }
 
@@ -389,7 +413,7 @@ static void html_table(FILE *f, const struct block *b)
 			const char *tag = r ? "td" : "th";
 
 			fprintf(f, "<%s%s>", tag, b->align[c] == 'r' ? " class=\"r\"" : "");
-			html_text(f, i < b->ncells ? b->cells[i] : "");
+			html_cell_text(f, i < b->ncells ? b->cells[i] : "");
 			fprintf(f, "</%s>", tag);
 		}
 		fputs("</tr>\n", f);
@@ -404,7 +428,6 @@ static const char css[] =
 	"h2{font-size:1.3em;border-bottom:1px solid #bbb;margin-top:1.6em}"
 	"table{border-collapse:collapse;margin:.6em 0;font-size:.9em}"
 	"th,td{border:1px solid #bbb;padding:.2em .5em;vertical-align:top}"
-	"td{white-space:nowrap}td:last-child{white-space:normal}"
 	"th{background:#eee;text-align:left}td.r,th.r{text-align:right;"
 	"font-variant-numeric:tabular-nums}"
 	"pre{background:#f5f5f5;padding:.6em;overflow-x:auto;font-size:.85em}"

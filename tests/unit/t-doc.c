@@ -79,6 +79,7 @@ static void markdown(void)
 
 static void html(void)
 {
+	static const char *const h[] = { "what", "value" };
 	struct gp_doc *d = gp_doc_new("<T&>");
 	char dir[] = "/tmp/t-doc.XXXXXX", path[64];
 	const char *bad = NULL;
@@ -91,6 +92,14 @@ static void html(void)
 	ok(s && strstr(s, "<title>&lt;T&amp;&gt;</title>"), "title escaped");
 	ok(s && strstr(s, "<ul><li>&quot;q&quot; &lt;b&gt;</li></ul>\n<p>p</p>"), "one-item list closed, text escaped");
 	ok(s && !strstr(s, "<script") && !strstr(s, "http"), "no script, no external reference");
+	free(s);
+	gp_doc_table(d, 2, h, "lr");
+	gp_doc_cell(d, "needs --fleet [a, b]");
+	gp_doc_cell(d, "1.5 [1.2, 1.8] sparse");
+	s = render(d, 1, NULL);
+	ok(s && strstr(s, "<tr><td>needs --fleet [a,&#160;b]</td><td class=\"r\">1.5 [1.2,&#160;1.8] sparse</td></tr>"),
+	   "a cell wraps at its spaces, except inside an interval [lo, hi]");
+	ok(s && !strstr(s, "nowrap"), "no cell is held on one line");
 	free(s);
 	if (!mkdtemp(dir)) {
 		ok(0, "mkdtemp");
