@@ -228,12 +228,14 @@ test_expect_success 'HTML: self-contained (every src a data: URI, no script, no 
 '
 # The page fits its width (checked by eye and measured in Chromium, which the
 # tests do not need): no cell is held on one line, so a table narrows by
-# wrapping; only an interval "[lo, hi]" is kept whole (a no-break space).
-test_expect_success 'HTML: cells may wrap, an interval stays whole, the knee table keeps the whole reason' '
+# wrapping; only a figure and its interval "x [lo, hi]" are kept together
+# (no-break spaces).
+test_expect_success 'HTML: cells may wrap, a figure and its interval stay together, the knee table keeps the whole reason' '
 	sed -n "s/.*<style>\(.*\)<\/style>.*/\1/p" out/report.html >css &&
 	grep -q "td{" css && ! grep -q nowrap css &&
-	grep -q "<td[^>]*>[^<]*\[[^] <]*,&#160;[^] <]*\]" out/report.html &&
+	grep -q "<td[^>]*>[0-9.]*&#160;\[[^] <]*,&#160;[^] <]*\]" out/report.html &&
 	! grep -q "<td[^>]*>[^<]*\[[^]<]* " out/report.html &&
+	! grep -q "<td[^>]*>[^<]* \[" out/report.html &&
 	grep -qF "<td>per-accelerator figures need --accelerators N or --fleet FILE</td>" out/report.html
 '
 test_expect_success 'sections without records say "not measured"; no plot for them' '

@@ -311,8 +311,9 @@ static void html_text(FILE *f, const char *s)
 }
 
 /*
- * A table cell's text: as html_text, and a space inside [ ] is a no-break
- * space, so that an interval "[lo, hi]" stays whole when its cell wraps.
+ * A table cell's text: as html_text, and a space inside [ ] or just before
+ * one is a no-break space, so that a figure and its interval "x [lo, hi]"
+ * stay on one line when the cell wraps (at its other spaces).
  */
 static void html_cell_text(FILE *f, const char *s)
 {
@@ -323,7 +324,7 @@ static void html_cell_text(FILE *f, const char *s)
 			depth++;
 		else if (*s == ']' && depth > 0)
 			depth--;
-		if (*s == ' ' && depth > 0)
+		if (*s == ' ' && (depth > 0 || s[1] == '['))
 			fputs("&#160;", f);
 		else
 			html_text_char(f, *s);

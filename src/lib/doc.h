@@ -9,8 +9,8 @@
  * Text is plain: Markdown renders it as given, except table cells, where '|'
  * is escaped and line breaks become spaces; HTML escapes & < > " everywhere.
  * An HTML table is as wide as its text and at most the page: its cells wrap at
- * spaces when it would be wider, except inside [ ] (an interval "[lo, hi]"
- * stays whole); no text is cut.
+ * spaces when it would be wider, except inside [ ] and just before one (a
+ * figure and its interval "x [lo, hi]" stay on one line); no text is cut.
  *
  * Ownership: every string passed in is copied; the document owns its blocks
  * until gp_doc_free.  Errors are sticky: an allocation failure marks the

@@ -97,8 +97,8 @@ static void html(void)
 	gp_doc_cell(d, "needs --fleet [a, b]");
 	gp_doc_cell(d, "1.5 [1.2, 1.8] sparse");
 	s = render(d, 1, NULL);
-	ok(s && strstr(s, "<tr><td>needs --fleet [a,&#160;b]</td><td class=\"r\">1.5 [1.2,&#160;1.8] sparse</td></tr>"),
-	   "a cell wraps at its spaces, except inside an interval [lo, hi]");
+	ok(s && strstr(s, "<tr><td>needs --fleet&#160;[a,&#160;b]</td><td class=\"r\">1.5&#160;[1.2,&#160;1.8] sparse</td></tr>"),
+	   "a cell wraps at its spaces, except inside an interval [lo, hi] and before it");
 	ok(s && !strstr(s, "nowrap"), "no cell is held on one line");
 	free(s);
 	if (!mkdtemp(dir)) {
