@@ -229,10 +229,12 @@ test_expect_success 'HTML: self-contained (every src a data: URI, no script, no 
 # The page fits its width (checked by eye and measured in Chromium, which the
 # tests do not need): no cell is held on one line, so a table narrows by
 # wrapping; only a figure and its interval "x [lo, hi]" are kept together
-# (no-break spaces).
+# (no-break spaces); a table that still does not fit scrolls in its own box.
 test_expect_success 'HTML: cells may wrap, a figure and its interval stay together, the knee table keeps the whole reason' '
 	sed -n "s/.*<style>\(.*\)<\/style>.*/\1/p" out/report.html >css &&
-	grep -q "td{" css && ! grep -q nowrap css &&
+	grep -q "td{" css && ! grep -q nowrap css && grep -q "div.t{overflow-x:auto}" css &&
+	test $(grep -c "<table>" out/report.html) -gt 10 &&
+	test $(grep -c "<table>" out/report.html) = $(grep -c "<div class=\"t\"><table>" out/report.html) &&
 	grep -q "<td[^>]*>[0-9.]*&#160;\[[^] <]*,&#160;[^] <]*\]" out/report.html &&
 	! grep -q "<td[^>]*>[^<]*\[[^]<]* " out/report.html &&
 	! grep -q "<td[^>]*>[^<]* \[" out/report.html &&

@@ -406,7 +406,7 @@ static void html_table(FILE *f, const struct block *b)
 {
 	size_t rows = (b->ncells + b->ncols - 1) / b->ncols;
 
-	fputs("<table>\n", f);
+	fputs("<div class=\"t\"><table>\n", f);
 	for (size_t r = 0; r < rows; r++) {
 		fputs("<tr>", f);
 		for (size_t c = 0; c < b->ncols; c++) {
@@ -419,7 +419,7 @@ static void html_table(FILE *f, const struct block *b)
 		}
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n", f);
+	fputs("</table></div>\n", f);
 }
 
 static const char css[] =
@@ -427,7 +427,7 @@ static const char css[] =
 	"margin:1em auto;padding:0 1em;color:#222;line-height:1.4}"
 	"h1{font-size:1.6em;border-bottom:2px solid #444}"
 	"h2{font-size:1.3em;border-bottom:1px solid #bbb;margin-top:1.6em}"
-	"table{border-collapse:collapse;margin:.6em 0;font-size:.9em}"
+	"div.t{overflow-x:auto}table{border-collapse:collapse;margin:.6em 0;font-size:.9em}"
 	"th,td{border:1px solid #bbb;padding:.2em .5em;vertical-align:top}"
 	"th{background:#eee;text-align:left}td.r,th.r{text-align:right;"
 	"font-variant-numeric:tabular-nums}"

@@ -11,6 +11,8 @@
  * An HTML table is as wide as its text and at most the page: its cells wrap at
  * spaces when it would be wider, except inside [ ] and just before one (a
  * figure and its interval "x [lo, hi]" stay on one line); no text is cut.
+ * One that still cannot fit (a narrow window) scrolls in its own box: the
+ * page never grows wider than the window.
  *
  * Ownership: every string passed in is copied; the document owns its blocks
  * until gp_doc_free.  Errors are sticky: an allocation failure marks the
