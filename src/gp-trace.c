@@ -20,9 +20,9 @@
 
 #include "cli.h"
 #include "csv.h"
-#include "hash.h"
 #include "json.h"
 #include "log.h"
+#include "map.h"
 #include "ndjson.h"
 #include "rfc3339.h"
 #include "sig.h"
@@ -520,94 +520,14 @@ static void cmd_burstgpt(const struct opts *o)
 
 /* ----------------------------------------------------------------- stats */
 
-/* Open-addressing sets: strings (with counts) and 64-bit integers. */
-struct strset {
-	char **keys;
-	long *counts;
-	size_t cap, n;
-};
-
-static uint64_t str_hash(const char *s)
+/* Count one occurrence of key[0..len) in m; returns the count before it. */
+static uint64_t count_add(struct gp_map *m, const void *key, size_t len)
 {
-	return gp_splitmix64_of(gp_fnv1a64_str(s));
-}
+	size_t i = gp_map_addn(m, key, len);
+	uint64_t c = gp_map_u64(m, i);
 
-/* Count one occurrence of s; returns the count before it. */
-static long strset_add(struct strset *t, const char *s)
-{
-	if (2 * (t->n + 1) > t->cap) {
-		struct strset g = {NULL, NULL, t->cap ? t->cap * 2 : 1024, t->n};
-		g.keys = gp_xcalloc(g.cap, sizeof(*g.keys));
-		g.counts = gp_xcalloc(g.cap, sizeof(*g.counts));
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->keys[i])
-				continue;
-			size_t j = str_hash(t->keys[i]) & (g.cap - 1);
-			while (g.keys[j])
-				j = (j + 1) & (g.cap - 1);
-			g.keys[j] = t->keys[i];
-			g.counts[j] = t->counts[i];
-		}
-		free(t->keys);
-		free(t->counts);
-		*t = g;
-	}
-	size_t j = str_hash(s) & (t->cap - 1);
-	while (t->keys[j]) {
-		if (!strcmp(t->keys[j], s))
-			return t->counts[j]++;
-		j = (j + 1) & (t->cap - 1);
-	}
-	t->keys[j] = gp_xstrdup(s);
-	t->counts[j] = 1;
-	t->n++;
-	return 0;
-}
-
-static void strset_free(struct strset *t)
-{
-	for (size_t i = 0; i < t->cap; i++)
-		free(t->keys[i]);
-	free(t->keys);
-	free(t->counts);
-}
-
-struct intset {
-	int64_t *keys;
-	unsigned char *used;
-	size_t cap, n;
-};
-
-/* Insert v; returns 1 when it was already there. */
-static int intset_add(struct intset *t, int64_t v)
-{
-	if (2 * (t->n + 1) > t->cap) {
-		struct intset g = {NULL, NULL, t->cap ? t->cap * 2 : 4096, t->n};
-		g.keys = gp_xreallocarray(NULL, g.cap, sizeof(*g.keys));
-		g.used = gp_xcalloc(g.cap, 1);
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->used[i])
-				continue;
-			size_t j = gp_splitmix64_of((uint64_t)t->keys[i]) & (g.cap - 1);
-			while (g.used[j])
-				j = (j + 1) & (g.cap - 1);
-			g.keys[j] = t->keys[i];
-			g.used[j] = 1;
-		}
-		free(t->keys);
-		free(t->used);
-		*t = g;
-	}
-	size_t j = gp_splitmix64_of((uint64_t)v) & (t->cap - 1);
-	while (t->used[j]) {
-		if (t->keys[j] == v)
-			return 1;
-		j = (j + 1) & (t->cap - 1);
-	}
-	t->keys[j] = v;
-	t->used[j] = 1;
-	t->n++;
-	return 0;
+	gp_map_set_u64(m, i, c + 1);
+	return c;
 }
 
 struct dvec {
@@ -648,8 +568,8 @@ static double frac(long a, long b)
 /* What `stats` accumulates over the trace records it reads. */
 struct tally {
 	struct dvec ts, tin, tout;
-	struct strset keys, ids;
-	struct intset blocks;
+	struct gp_map *keys, *ids;	/* key or id → occurrences */
+	struct gp_map *blocks;		/* the hash_ids seen, as 8-byte keys */
 	long nreq, keyed, key_seen, dup_ids, nblocks, blocks_seen;
 	int sorted;
 	double prev, tmin, tmax;
@@ -666,16 +586,18 @@ static void tally_add(struct tally *t, const struct gp_trace_rec *r)
 	dvec_push(&t->ts, r->t_s);
 	dvec_push(&t->tin, (double)r->input_tokens);
 	dvec_push(&t->tout, (double)r->output_tokens);
-	if (strset_add(&t->ids, r->id))
+	if (count_add(t->ids, r->id, strlen(r->id)))
 		t->dup_ids++;
 	if (r->cache_key) {
 		t->keyed++;
-		if (strset_add(&t->keys, r->cache_key))
+		if (count_add(t->keys, r->cache_key, strlen(r->cache_key)))
 			t->key_seen++;
 	}
 	for (size_t i = 0; i < r->n_hash_ids; i++) {
+		size_t n = gp_map_count(t->blocks);
+
 		t->nblocks++;
-		t->blocks_seen += intset_add(&t->blocks, r->hash_ids[i]);
+		t->blocks_seen += gp_map_addn(t->blocks, &r->hash_ids[i], sizeof(r->hash_ids[i])) < n;
 	}
 }
 
@@ -704,17 +626,20 @@ static void tally_read(struct tally *t, const struct opts *o)
 }
 
 /* The most frequent key (ties: the smallest), NULL when none; its count in *top. */
-static const char *top_key_of(const struct strset *keys, long *top)
+static const char *top_key_of(const struct gp_map *keys, long *top)
 {
 	const char *top_key = NULL;
 
 	*top = 0;
-	for (size_t i = 0; i < keys->cap; i++)
-		if (keys->keys[i] && (keys->counts[i] > *top ||
-				      (keys->counts[i] == *top && strcmp(keys->keys[i], top_key) < 0))) {
-			*top = keys->counts[i];
-			top_key = keys->keys[i];
+	for (size_t i = 0; i < gp_map_count(keys); i++) {
+		const char *k = gp_map_key(keys, i, NULL);
+		long c = (long)gp_map_u64(keys, i);
+
+		if (c > *top || (c == *top && strcmp(k, top_key) < 0)) {
+			*top = c;
+			top_key = k;
 		}
+	}
 	return top_key;
 }
 
@@ -734,7 +659,7 @@ static void stats_tty(const struct tally *t, const json_t *rec, double duration,
 			json_number_value(json_object_get(ti, "p99")),
 			json_number_value(json_object_get(to, "p50")),
 			json_number_value(json_object_get(to, "p99")));
-	gp_info("%zu keys (reuse %.1f%%), %ld blocks (reuse %.1f%%)%s", t->keys.n,
+	gp_info("%zu keys (reuse %.1f%%), %ld blocks (reuse %.1f%%)%s", gp_map_count(t->keys),
 		nreq ? 100.0 * (double)t->key_seen / (double)nreq : 0.0, t->nblocks,
 		t->nblocks ? 100.0 * (double)t->blocks_seen / (double)t->nblocks : 0.0,
 		t->dup_ids ? "; DUPLICATE ids" : "");
@@ -747,9 +672,12 @@ static void cmd_stats(const struct opts *o)
 	const char *top_key;
 	json_t *rec;
 
+	t.keys = gp_map_new();
+	t.ids = gp_map_new();
+	t.blocks = gp_map_new();
 	tally_read(&t, o);
 	nreq = t.nreq;
-	top_key = top_key_of(&t.keys, &top);
+	top_key = top_key_of(t.keys, &top);
 
 	/* Inter-arrival gaps in time order. */
 	double duration = nreq ? t.tmax - t.tmin : NAN, cv = NAN;
@@ -769,13 +697,13 @@ static void cmd_stats(const struct opts *o)
 	json_object_set_new(rec, "sorted", json_boolean(t.sorted));
 	json_object_set_new(rec, "input_tokens", summary(&t.tin));
 	json_object_set_new(rec, "output_tokens", summary(&t.tout));
-	json_object_set_new(rec, "keys", json_integer((json_int_t)t.keys.n));
+	json_object_set_new(rec, "keys", json_integer((json_int_t)gp_map_count(t.keys)));
 	json_object_set_new(rec, "keyed_requests", json_integer(t.keyed));
 	gp_json_set_real(rec, "key_reuse", frac(t.key_seen, nreq));
 	json_object_set_new(rec, "top_key", top_key ? json_string(top_key) : json_null());
 	gp_json_set_real(rec, "top_key_share", top_key ? frac(top, nreq) : NAN);
 	json_object_set_new(rec, "hash_blocks", json_integer(t.nblocks));
-	json_object_set_new(rec, "hash_blocks_distinct", json_integer((json_int_t)t.blocks.n));
+	json_object_set_new(rec, "hash_blocks_distinct", json_integer((json_int_t)gp_map_count(t.blocks)));
 	gp_json_set_real(rec, "hash_block_reuse", frac(t.blocks_seen, t.nblocks));
 	json_object_set_new(rec, "duplicate_ids", json_integer(t.dup_ids));
 
@@ -784,10 +712,9 @@ static void cmd_stats(const struct opts *o)
 	out_open(o);
 	out_record(rec);
 	out_close();
-	strset_free(&t.keys);
-	strset_free(&t.ids);
-	free(t.blocks.keys);
-	free(t.blocks.used);
+	gp_map_free(t.keys);
+	gp_map_free(t.ids);
+	gp_map_free(t.blocks);
 	free(t.ts.v);
 	free(t.tin.v);
 	free(t.tout.v);
