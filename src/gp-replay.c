@@ -38,6 +38,7 @@
 #include "http.h"
 #include "json.h"
 #include "log.h"
+#include "map.h"
 #include "ndjson.h"
 #include "pace.h"
 #include "proc.h"
@@ -343,53 +344,6 @@ static void trace_setup(struct trace_in *t, char **paths, int n)
 	spool_paths[0] = spool.path;
 	t->paths = spool_paths;
 	t->npaths = 1;
-}
-
-/* ---- trace ids: each at most once ---- */
-
-/* An open-addressing set of the ids seen in the first pass (FNV-1a 64,
- * linear probing, kept under half full); freed after the pass. */
-static struct {
-	char **slot;
-	size_t cap, n;
-} ids;
-
-/* 1 when id was new (now added), 0 when already there. */
-static int ids_add(const char *id)
-{
-	uint64_t h;
-	size_t i;
-
-	if (2 * (ids.n + 1) > ids.cap) {
-		size_t nc = ids.cap ? 2 * ids.cap : 1024, k;
-		char **ns = gp_xcalloc(nc, sizeof(*ns)), **old = ids.slot;
-		size_t oc = ids.cap;
-
-		ids.slot = ns;
-		ids.cap = nc;
-		ids.n = 0;
-		for (k = 0; k < oc; k++)
-			if (old[k])
-				ids_add(old[k]), free(old[k]);
-		free(old);
-	}
-	h = gp_fnv1a64_str(id);
-	for (i = h & (ids.cap - 1); ids.slot[i]; i = (i + 1) & (ids.cap - 1))
-		if (!strcmp(ids.slot[i], id))
-			return 0;
-	ids.slot[i] = gp_xstrdup(id);
-	ids.n++;
-	return 1;
-}
-
-static void ids_free(void)
-{
-	size_t k;
-
-	for (k = 0; k < ids.cap; k++)
-		free(ids.slot[k]);
-	free(ids.slot);
-	memset(&ids, 0, sizeof(ids));
 }
 
 /* ---- the client's own share of the host ---- */
@@ -1376,6 +1330,8 @@ static unsigned long trace_scan(uint64_t *digest, double *t_first, double *t_las
 	unsigned long nrec = 0, line_prev = 0;
 	const char *name_prev = NULL;
 
+	struct gp_map *ids = gp_map_new();	/* each trace id at most once */
+
 	trace_setup(&S.t, cfg.paths, cfg.npaths);
 	trace_open(&S.t);
 	gp_trace_init(&rec);
@@ -1387,7 +1343,7 @@ static unsigned long trace_scan(uint64_t *digest, double *t_first, double *t_las
 				  "field 't_s' goes back in time (%g after %g at %s:%lu)", rec.t_s, *t_last,
 				  name_prev ? name_prev : "-", line_prev);
 		*t_last = rec.t_s;
-		if (!ids_add(rec.id))
+		if (gp_map_add(ids, rec.id) < nrec)	/* a new id takes index nrec */
 			gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in),
 				  "field 'id': '%s' is not unique in the trace", rec.id);
 		line_prev = gp_input_line(&S.t.in);
@@ -1397,7 +1353,7 @@ static unsigned long trace_scan(uint64_t *digest, double *t_first, double *t_las
 	}
 	gp_trace_release(&rec);
 	gp_input_release(&S.t.in);
-	ids_free();
+	gp_map_free(ids);
 	if (nrec == 0)
 		gp_die(GP_EXIT_DATAERR, "%s: the trace holds no record", cfg.npaths ? cfg.paths[0] : "-");
 	return nrec;
