@@ -24,6 +24,7 @@
 #include "gate.h"
 #include "json.h"
 #include "log.h"
+#include "map.h"
 #include "ndjson.h"
 #include "pace.h"
 #include "proof.h"
@@ -87,20 +88,6 @@ static void grow(void *pp, size_t *cap, size_t n, size_t sz)
 		return;
 	*p = gp_xgrow(*p, cap, n + 1, sz, 16);	/* vec.h; the new tail zeroed here */
 	memset((char *)*p + n * sz, 0, (*cap - n) * sz);
-}
-
-/* String map over a jansson object: key → index. */
-static long map_get(json_t *map, const char *key)
-{
-	json_t *v = json_object_get(map, key);
-
-	return v ? (long)json_integer_value(v) : -1;
-}
-
-static void map_put(json_t *map, const char *key, long idx)
-{
-	if (json_object_set_new(map, key, json_integer(idx)))
-		gp_die_nomem();
 }
 
 /* The key of a run: (arm, rate_rps, rep), exact in the rate. */
@@ -255,9 +242,10 @@ static json_t *jstr_or_null(const char *s)
 
 /* ------------------------------------------------------------- validity */
 
-/* A run: its key and the evidence the rules judge (validity.h). */
+/* A run (its key is at the same index in validity.keys) and the evidence
+ * the rules judge (validity.h). */
 struct vrun {
-	char *key, *arm, *run_id;
+	char *arm, *run_id;
 	long long rep;
 	struct gp_run_evidence ev;
 	struct gp_run_verdict vd;
@@ -274,11 +262,9 @@ struct validity {
 	size_t n_pending, cap_pending;
 	struct vrun *runs;
 	size_t n_runs, cap_runs;
-	json_t *keys;		/* run key → index */
-	json_t *ids;		/* run id → run index */
-	char **idnames;		/* run id table for untied-by-key records */
-	size_t n_ids, cap_ids;
-	json_t *idtab;		/* run id → idnames index */
+	struct gp_map *keys;	/* run keys; a run's index is its key's */
+	struct gp_map *ids;	/* run id → run index */
+	struct gp_map *idtab;	/* the run ids of records tied by id alone */
 	struct gp_health_check *h;	/* target and at_text owned here */
 	size_t n_h, cap_h;
 	struct gp_health_round *rounds;
@@ -291,18 +277,16 @@ struct validity {
 static struct vrun *vrun_get(struct validity *v, const char *key, const char *arm, double rate,
 			     long long rep, long *idx)
 {
-	long i = map_get(v->keys, key);
+	size_t i = gp_map_add(v->keys, key);
 
-	if (i < 0) {
+	if (i == v->n_runs) {		/* a new key: the next run */
 		grow(&v->runs, &v->cap_runs, v->n_runs, sizeof(*v->runs));
-		i = (long)v->n_runs++;
-		v->runs[i].key = gp_xstrdup(key);
+		v->n_runs++;
 		v->runs[i].arm = gp_xstrdup(arm);
 		v->runs[i].ev.rate = rate;
 		v->runs[i].rep = rep;
-		map_put(v->keys, key, i);
 	}
-	*idx = i;
+	*idx = (long)i;
 	return &v->runs[i];
 }
 
@@ -312,21 +296,16 @@ static void vrun_note_id(struct validity *v, struct vrun *r, long idx, const cha
 		return;
 	if (!r->run_id)
 		r->run_id = gp_xstrdup(id);
-	if (map_get(v->ids, id) < 0)
-		map_put(v->ids, id, idx);
+	if (!gp_map_has(v->ids, id))
+		gp_map_put_u64(v->ids, id, (uint64_t)idx);
 }
 
-static long id_index(struct validity *v, const char *id)
+/* The index of the run whose id is id, or -1. */
+static long run_of_id(const struct validity *v, const char *id)
 {
-	long i = map_get(v->idtab, id);
+	uint64_t i;
 
-	if (i < 0) {
-		grow(&v->idnames, &v->cap_ids, v->n_ids, sizeof(*v->idnames));
-		i = (long)v->n_ids;
-		v->idnames[v->n_ids++] = gp_xstrdup(id);
-		map_put(v->idtab, id, i);
-	}
-	return i;
+	return gp_map_get_u64(v->ids, id, &i) ? (long)i : -1;
 }
 
 static void add_health(struct validity *v, const json_t *o, const struct at *w, int summary)
@@ -517,7 +496,7 @@ static void resolve_pending(struct validity *v)
 	for (size_t i = 0; i < v->n_pending; i++) {
 		struct pending *q = &v->pending[i];
 		struct at w = {q->file, q->line};
-		long idx = map_get(v->ids, q->id);
+		long idx = run_of_id(v, q->id);
 
 		if (idx < 0)
 			gp_die_at(GP_EXIT_DATAERR, q->file, q->line, "field 'arm' is missing and run '%s' "
@@ -563,7 +542,7 @@ static void validity_record(void *ctx, json_t *o, const char *ln, size_t len, co
 		fprintf(v->spool, "K%ld\t", idx);
 	else if (strcmp(type, "discard") && strcmp(type, "health") &&
 		 strcmp(type, "health_summary") && (id = opt_str(o, "run", w)))
-		fprintf(v->spool, "I%ld\t", id_index(v, id));
+		fprintf(v->spool, "I%zu\t", gp_map_add(v->idtab, id));
 	else
 		fputs("-\t", v->spool);
 	fwrite(ln, 1, len, v->spool);
@@ -612,7 +591,7 @@ static void emit_kept(struct validity *v, FILE *spool, struct gp_out *out)
 		if (line[0] == 'K')
 			idx = strtol(line + 1, NULL, 10);
 		else if (line[0] == 'I')
-			idx = map_get(v->ids, v->idnames[strtol(line + 1, NULL, 10)]);
+			idx = run_of_id(v, gp_map_key(v->idtab, strtoul(line + 1, NULL, 10), NULL));
 		if (idx >= 0 && v->runs[idx].vd.discarded)
 			continue;
 		if (got > 0 && line[got - 1] == '\n')
@@ -675,7 +654,6 @@ static void emit_verdicts(struct validity *v, struct gp_out *out)
 static void validity_release(struct validity *v)
 {
 	for (size_t i = 0; i < v->n_runs; i++) {
-		free(v->runs[i].key);
 		free(v->runs[i].arm);
 		free(v->runs[i].run_id);
 		gp_run_evidence_release(&v->runs[i].ev);
@@ -685,15 +663,12 @@ static void validity_release(struct validity *v)
 		free((char *)v->h[i].target);
 		free((char *)v->h[i].at_text);
 	}
-	for (size_t i = 0; i < v->n_ids; i++)
-		free(v->idnames[i]);
-	free(v->idnames);
 	free(v->runs);
 	free(v->h);
 	free(v->rounds);
-	json_decref(v->keys);
-	json_decref(v->ids);
-	json_decref(v->idtab);
+	gp_map_free(v->keys);
+	gp_map_free(v->ids);
+	gp_map_free(v->idtab);
 }
 
 static int cmd_validity(int argc, char **argv)
@@ -719,9 +694,9 @@ static int cmd_validity(int argc, char **argv)
 		default: gp_usage_error("unknown option");
 		}
 	}
-	v.keys = json_object();
-	v.ids = json_object();
-	v.idtab = json_object();
+	v.keys = gp_map_new();
+	v.ids = gp_map_new();
+	v.idtab = gp_map_new();
 	v.spool = spool_open();
 	validity_read(&v, argv + optind, argc - optind);
 	validity_decide(&v);
@@ -788,13 +763,13 @@ struct publish {
 	long n_slo, n_goodfrac, n_requests;
 	struct prun *runs;
 	size_t n_runs, cap_runs;
-	json_t *run_ids;
+	struct gp_map *run_ids;	/* run ids; a run's index is its id's */
 	struct parm *arms;
 	size_t n_arms, cap_arms;
-	json_t *arm_ids;
+	struct gp_map *arm_ids;	/* arm names, likewise */
 	struct snap *snaps;
 	size_t n_snaps, cap_snaps;
-	json_t *snap_ids;
+	struct gp_map *snap_ids;	/* "run index \x1f target", likewise */
 	json_t *reasons, *footnotes;
 	json_t *notes;		/* non-blocking reasons */
 	json_t *missing, *allowed, *relaxed;
@@ -808,26 +783,24 @@ struct publish {
 
 static long prun_get(struct publish *p, const char *id)
 {
-	long i = map_get(p->run_ids, id);
+	size_t i = gp_map_add(p->run_ids, id);
 
-	if (i < 0) {
+	if (i == p->n_runs) {
 		grow(&p->runs, &p->cap_runs, p->n_runs, sizeof(*p->runs));
-		i = (long)p->n_runs++;
+		p->n_runs++;
 		p->runs[i].id = gp_xstrdup(id);
-		map_put(p->run_ids, id, i);
 	}
-	return i;
+	return (long)i;
 }
 
 static struct parm *parm_get(struct publish *p, const char *name)
 {
-	long i = map_get(p->arm_ids, name);
+	size_t i = gp_map_add(p->arm_ids, name);
 
-	if (i < 0) {
+	if (i == p->n_arms) {
 		grow(&p->arms, &p->cap_arms, p->n_arms, sizeof(*p->arms));
-		i = (long)p->n_arms++;
+		p->n_arms++;
 		p->arms[i].name = gp_xstrdup(name);
-		map_put(p->arm_ids, name, i);
 	}
 	return &p->arms[i];
 }
@@ -851,6 +824,7 @@ static void note_metrics(struct publish *p, const json_t *o, const struct at *w)
 	const char *series;
 	struct snap *s;
 	char *key;
+	size_t j;
 	long i, ph;
 
 	if (!run || !phase || (strcmp(phase, "before") && strcmp(phase, "after")))
@@ -864,14 +838,15 @@ static void note_metrics(struct publish *p, const json_t *o, const struct at *w)
 	if (arm && !p->runs[i].arm)
 		p->runs[i].arm = gp_xstrdup(arm);
 	key = gp_xasprintf("%ld\x1f%s", i, target ? target : "");
-	if (map_get(p->snap_ids, key) < 0) {
-		grow(&p->snaps, &p->cap_snaps, p->n_snaps, sizeof(*p->snaps));
-		p->snaps[p->n_snaps].run = i;
-		p->snaps[p->n_snaps].target = gp_xstrdup(target);
-		map_put(p->snap_ids, key, (long)p->n_snaps++);
-	}
-	s = &p->snaps[map_get(p->snap_ids, key)];
+	j = gp_map_add(p->snap_ids, key);
 	free(key);
+	if (j == p->n_snaps) {
+		grow(&p->snaps, &p->cap_snaps, p->n_snaps, sizeof(*p->snaps));
+		p->n_snaps++;
+		p->snaps[j].run = i;
+		p->snaps[j].target = gp_xstrdup(target);
+	}
+	s = &p->snaps[j];
 	/* before: the first snapshot counts; after: the last. */
 	if (ph == 0 && s->seen[0])
 		return;
@@ -1680,9 +1655,9 @@ static void publish_init(struct publish *p)
 	p->metric[M_VQUERY] = "vllm:prefix_cache_queries_total";
 	p->summaries = json_array();
 	p->floors = json_array();
-	p->run_ids = json_object();
-	p->arm_ids = json_object();
-	p->snap_ids = json_object();
+	p->run_ids = gp_map_new();
+	p->arm_ids = gp_map_new();
+	p->snap_ids = gp_map_new();
 	p->reasons = json_array();
 	p->footnotes = json_array();
 	p->stab = json_array();
@@ -1766,9 +1741,9 @@ static void publish_release(struct publish *p)
 	json_decref(p->validity);
 	json_decref(p->summaries);
 	json_decref(p->floors);
-	json_decref(p->run_ids);
-	json_decref(p->arm_ids);
-	json_decref(p->snap_ids);
+	gp_map_free(p->run_ids);
+	gp_map_free(p->arm_ids);
+	gp_map_free(p->snap_ids);
 	json_decref(p->reasons);
 	json_decref(p->footnotes);
 	json_decref(p->stab);
