@@ -16,7 +16,7 @@
 struct ent {
 	const char *key;		/* in a chunk, NUL-terminated */
 	size_t len;
-	uint64_t hash;
+	uint64_t head;			/* HEAD(key, len) */
 	union {
 		void *p;
 		uint64_t u;
@@ -26,7 +26,7 @@ struct ent {
 struct gp_map {
 	struct ent *ent;		/* in insertion order */
 	size_t n, cap;
-	uint32_t *slot;			/* 0 empty, else an ent index + 1 */
+	uint64_t *slot;			/* 0 empty, else TAG(hash) | ent index + 1 */
 	size_t nslot;			/* 0 or a power of two > 2 n */
 	char **chunk;			/* the keys' storage, freed at the end */
 	size_t nchunk, capchunk;
@@ -34,9 +34,36 @@ struct gp_map {
 	size_t left, chunk_sz;
 };
 
+/* A slot keeps the hash's top half beside the entry's index, so a probe
+ * passes other keys without reading their entries (the table picks by the
+ * low bits, so the two halves are independent). */
+#define TAG(h) ((h) & 0xffffffff00000000ULL)
+#define IDX(s) ((size_t)((s) & 0xffffffffULL) - 1)
+
+/* tests/unit/t-map-collide.c defines a hash under which all keys collide. */
+#ifndef GP_MAP_HASH
+#define GP_MAP_HASH(key, len) gp_mix64(gp_fnv1a64(GP_FNV64_OFFSET, key, len))
+#endif
+
 static uint64_t key_hash(const void *key, size_t len)
 {
-	return gp_mix64(gp_fnv1a64(GP_FNV64_OFFSET, key, len));
+	return GP_MAP_HASH(key, len);
+}
+
+/* The key's first 8 bytes (zero-padded), kept in its entry: keys of up to
+ * 8 bytes compare without reading the chunk. */
+static uint64_t head(const void *key, size_t len)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, key, len < 8 ? len : 8);
+	return v;
+}
+
+/* Whether entry e holds key[0..len), whose head is hd. */
+static int same(const struct ent *e, const char *key, size_t len, uint64_t hd)
+{
+	return e->len == len && e->head == hd && (len <= 8 || !memcmp(e->key + 8, key + 8, len - 8));
 }
 
 struct gp_map *gp_map_new(void)
@@ -65,28 +92,27 @@ size_t gp_map_count(const struct gp_map *m)
 static size_t probe(const struct gp_map *m, uint64_t h, const void *key, size_t len)
 {
 	size_t mask = m->nslot - 1, j = (size_t)h & mask;
+	uint64_t hd = head(key, len);
 
-	for (; m->slot[j]; j = (j + 1) & mask) {
-		const struct ent *e = &m->ent[m->slot[j] - 1];
-
-		if (e->hash == h && e->len == len && !memcmp(e->key, key, len))
+	for (; m->slot[j]; j = (j + 1) & mask)
+		if (TAG(m->slot[j]) == TAG(h) && same(&m->ent[IDX(m->slot[j])], key, len, hd))
 			break;
-	}
 	return j;
 }
 
 /* A table of nslot slots over the entries as they are. */
 static void rehash(struct gp_map *m, size_t nslot)
 {
-	uint32_t *s = gp_xcalloc(nslot, sizeof(*s));
+	uint64_t *s = gp_xcalloc(nslot, sizeof(*s));
 	size_t mask = nslot - 1;
 
 	for (size_t i = 0; i < m->n; i++) {
-		size_t j = (size_t)m->ent[i].hash & mask;
+		uint64_t h = key_hash(m->ent[i].key, m->ent[i].len);	/* the keys in order */
+		size_t j = (size_t)h & mask;
 
 		while (s[j])
 			j = (j + 1) & mask;
-		s[j] = (uint32_t)(i + 1);
+		s[j] = TAG(h) | (i + 1);
 	}
 	free(m->slot);
 	m->slot = s;
@@ -138,7 +164,7 @@ size_t gp_map_findn(const struct gp_map *m, const void *key, size_t len)
 	if (!len)
 		key = "";		/* memcmp's arguments are never NULL */
 	j = probe(m, key_hash(key, len), key, len);
-	return m->slot[j] ? m->slot[j] - 1 : GP_MAP_NONE;
+	return m->slot[j] ? IDX(m->slot[j]) : GP_MAP_NONE;
 }
 
 size_t gp_map_addn(struct gp_map *m, const void *key, size_t len)
@@ -150,17 +176,17 @@ size_t gp_map_addn(struct gp_map *m, const void *key, size_t len)
 		key = "";
 	if (2 * (m->n + 1) > m->nslot) {
 		if (m->n >= UINT32_MAX / 2)
-			gp_die_nomem();		/* past the 32-bit slots */
+			gp_die_nomem();		/* past the slots' 32-bit indexes */
 		rehash(m, m->nslot ? 2 * m->nslot : 16);
 	}
 	h = key_hash(key, len);
 	j = probe(m, h, key, len);
 	if (m->slot[j])
-		return m->slot[j] - 1;
+		return IDX(m->slot[j]);
 	GP_XGROW(m->ent, m->n, m->cap, 16);
-	m->ent[m->n] = (struct ent){ .key = keep(m, key, len), .len = len, .hash = h };
+	m->ent[m->n] = (struct ent){ .key = keep(m, key, len), .len = len, .head = head(key, len) };
 	m->ent[m->n].val.u = 0;		/* all 8 bytes: NULL and 0 alike */
-	m->slot[j] = (uint32_t)(m->n + 1);
+	m->slot[j] = TAG(h) | (m->n + 1);
 	return m->n++;
 }
 

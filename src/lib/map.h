@@ -16,11 +16,13 @@
  * beside the caller's own array (`i = gp_map_add(m, k); if (i == n) ...`),
  * and iterating by index is deterministic.
  *
- * Inside: open addressing with linear probing over a power-of-two table of
- * 32-bit entry indexes, kept at most half full; the hash is FNV-1a 64
- * (hash.h) finished with splitmix64's mixer, so the table's low bits see
- * every bit of the key.  Keys live in arena chunks, entries in one array
- * in insertion order.  Memory comes from vec.h and log.h's gp_x*
+ * Inside: open addressing with linear probing over a power-of-two table,
+ * kept at most half full, whose slots hold an entry's index (32 bits) and
+ * the top half of its hash, so a probe reads no entry but its key's; the
+ * hash is FNV-1a 64 (hash.h) finished with splitmix64's mixer, so the
+ * table's low bits see every bit of the key.  Keys live in arena chunks,
+ * entries (with a key's first 8 bytes, so short keys compare there) in one
+ * array in insertion order.  Memory comes from vec.h and log.h's gp_x*
  * allocators: running out is "out of memory", exit 70, never a NULL.
  */
 #ifndef GP_MAP_H
