@@ -26,7 +26,8 @@ struct ent {
 struct gp_map {
 	struct ent *ent;		/* in insertion order */
 	size_t n, cap;
-	uint64_t *slot;			/* 0 empty, else TAG(hash) | ent index + 1 */
+	uint8_t *ctrl;			/* per slot: 0 empty, else TAG(hash) */
+	uint32_t *slot;			/* per slot: the entry's index */
 	size_t nslot;			/* 0 or a power of two > 2 n */
 	char **chunk;			/* the keys' storage, freed at the end */
 	size_t nchunk, capchunk;
@@ -34,11 +35,11 @@ struct gp_map {
 	size_t left, chunk_sz;
 };
 
-/* A slot keeps the hash's top half beside the entry's index, so a probe
- * passes other keys without reading their entries (the table picks by the
- * low bits, so the two halves are independent). */
-#define TAG(h) ((h) & 0xffffffff00000000ULL)
-#define IDX(s) ((size_t)((s) & 0xffffffffULL) - 1)
+/* A slot's control byte: its hash's top 7 bits and the high bit, so a probe
+ * passes other keys reading a byte each (one array of nslot bytes, apt to
+ * stay in cache), and reads the index and entry of 1 in 128 of them only;
+ * the table picks by the low bits, independent of these. */
+#define TAG(h) ((uint8_t)(0x80 | ((h) >> 57)))
 
 /* tests/unit/t-map-collide.c defines a hash under which all keys collide. */
 #ifndef GP_MAP_HASH
@@ -79,6 +80,7 @@ void gp_map_free(struct gp_map *m)
 		free(m->chunk[i]);
 	free(m->chunk);
 	free(m->ent);
+	free(m->ctrl);
 	free(m->slot);
 	free(m);
 }
@@ -93,9 +95,10 @@ static size_t probe(const struct gp_map *m, uint64_t h, const void *key, size_t 
 {
 	size_t mask = m->nslot - 1, j = (size_t)h & mask;
 	uint64_t hd = head(key, len);
+	uint8_t tag = TAG(h);
 
-	for (; m->slot[j]; j = (j + 1) & mask)
-		if (TAG(m->slot[j]) == TAG(h) && same(&m->ent[IDX(m->slot[j])], key, len, hd))
+	for (; m->ctrl[j]; j = (j + 1) & mask)
+		if (m->ctrl[j] == tag && same(&m->ent[m->slot[j]], key, len, hd))
 			break;
 	return j;
 }
@@ -103,18 +106,22 @@ static size_t probe(const struct gp_map *m, uint64_t h, const void *key, size_t 
 /* A table of nslot slots over the entries as they are. */
 static void rehash(struct gp_map *m, size_t nslot)
 {
-	uint64_t *s = gp_xcalloc(nslot, sizeof(*s));
+	uint8_t *c = gp_xcalloc(nslot, 1);
+	uint32_t *s = gp_xreallocarray(NULL, nslot, sizeof(*s));
 	size_t mask = nslot - 1;
 
 	for (size_t i = 0; i < m->n; i++) {
 		uint64_t h = key_hash(m->ent[i].key, m->ent[i].len);	/* the keys in order */
 		size_t j = (size_t)h & mask;
 
-		while (s[j])
+		while (c[j])
 			j = (j + 1) & mask;
-		s[j] = TAG(h) | (i + 1);
+		c[j] = TAG(h);
+		s[j] = (uint32_t)i;
 	}
+	free(m->ctrl);
 	free(m->slot);
+	m->ctrl = c;
 	m->slot = s;
 	m->nslot = nslot;
 }
@@ -164,7 +171,7 @@ size_t gp_map_findn(const struct gp_map *m, const void *key, size_t len)
 	if (!len)
 		key = "";		/* memcmp's arguments are never NULL */
 	j = probe(m, key_hash(key, len), key, len);
-	return m->slot[j] ? IDX(m->slot[j]) : GP_MAP_NONE;
+	return m->ctrl[j] ? m->slot[j] : GP_MAP_NONE;
 }
 
 size_t gp_map_addn(struct gp_map *m, const void *key, size_t len)
@@ -176,17 +183,18 @@ size_t gp_map_addn(struct gp_map *m, const void *key, size_t len)
 		key = "";
 	if (2 * (m->n + 1) > m->nslot) {
 		if (m->n >= UINT32_MAX / 2)
-			gp_die_nomem();		/* past the slots' 32-bit indexes */
+			gp_die_nomem();		/* past the 32-bit indexes */
 		rehash(m, m->nslot ? 2 * m->nslot : 16);
 	}
 	h = key_hash(key, len);
 	j = probe(m, h, key, len);
-	if (m->slot[j])
-		return IDX(m->slot[j]);
+	if (m->ctrl[j])
+		return m->slot[j];
 	GP_XGROW(m->ent, m->n, m->cap, 16);
 	m->ent[m->n] = (struct ent){ .key = keep(m, key, len), .len = len, .head = head(key, len) };
 	m->ent[m->n].val.u = 0;		/* all 8 bytes: NULL and 0 alike */
-	m->slot[j] = TAG(h) | (m->n + 1);
+	m->ctrl[j] = TAG(h);
+	m->slot[j] = (uint32_t)m->n;
 	return m->n++;
 }
 

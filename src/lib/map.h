@@ -17,12 +17,13 @@
  * and iterating by index is deterministic.
  *
  * Inside: open addressing with linear probing over a power-of-two table,
- * kept at most half full, whose slots hold an entry's index (32 bits) and
- * the top half of its hash, so a probe reads no entry but its key's; the
- * hash is FNV-1a 64 (hash.h) finished with splitmix64's mixer, so the
- * table's low bits see every bit of the key.  Keys live in arena chunks,
- * entries (with a key's first 8 bytes, so short keys compare there) in one
- * array in insertion order.  Memory comes from vec.h and log.h's gp_x*
+ * kept at most half full: per slot a control byte (empty, or 7 bits of the
+ * hash) and an entry index (32 bits), so a probe passes other keys reading a
+ * byte each and reads the entry of its own key only (and of 1 in 128
+ * others); the hash is FNV-1a 64 (hash.h) finished with splitmix64's mixer,
+ * so the table's low bits see every bit of the key.  Keys live in arena
+ * chunks, entries (with a key's first 8 bytes, so short keys compare there)
+ * in one array in insertion order.  Memory comes from vec.h and log.h's gp_x*
  * allocators: running out is "out of memory", exit 70, never a NULL.
  */
 #ifndef GP_MAP_H
