@@ -16,7 +16,7 @@
 struct ent {
 	const char *key;		/* in a chunk, NUL-terminated */
 	size_t len;
-	uint64_t head;			/* HEAD(key, len) */
+	uint64_t head;			/* head(key, len) */
 	union {
 		void *p;
 		uint64_t u;
@@ -36,8 +36,8 @@ struct gp_map {
 };
 
 /* A slot's control byte: its hash's top 7 bits and the high bit, so a probe
- * passes other keys reading a byte each (one array of nslot bytes, apt to
- * stay in cache), and reads the index and entry of 1 in 128 of them only;
+ * passes other keys reading a byte each (64 slots to a cache line) and
+ * reads the index and entry of its own key and of 1 in 128 others only;
  * the table picks by the low bits, independent of these. */
 #define TAG(h) ((uint8_t)(0x80 | ((h) >> 57)))
 

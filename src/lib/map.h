@@ -24,7 +24,8 @@
  * so the table's low bits see every bit of the key.  Keys live in arena
  * chunks, entries (with a key's first 8 bytes, so short keys compare there)
  * in one array in insertion order.  Memory comes from vec.h and log.h's gp_x*
- * allocators: running out is "out of memory", exit 70, never a NULL.
+ * allocators: running out (or past 2^31 keys) is "out of memory", exit 70,
+ * never a NULL.  Pointers from gp_map_key() are borrowed until gp_map_free.
  */
 #ifndef GP_MAP_H
 #define GP_MAP_H
