@@ -569,7 +569,7 @@ static double frac(long a, long b)
 struct tally {
 	struct dvec ts, tin, tout;
 	struct gp_map *keys, *ids;	/* key or id → occurrences */
-	struct gp_map *blocks;		/* the hash_ids seen, as 8-byte keys */
+	struct gp_u64set *blocks;	/* the hash_ids seen */
 	long nreq, keyed, key_seen, dup_ids, nblocks, blocks_seen;
 	int sorted;
 	double prev, tmin, tmax;
@@ -594,10 +594,8 @@ static void tally_add(struct tally *t, const struct gp_trace_rec *r)
 			t->key_seen++;
 	}
 	for (size_t i = 0; i < r->n_hash_ids; i++) {
-		size_t n = gp_map_count(t->blocks);
-
 		t->nblocks++;
-		t->blocks_seen += gp_map_addn(t->blocks, &r->hash_ids[i], sizeof(r->hash_ids[i])) < n;
+		t->blocks_seen += gp_u64set_add(t->blocks, (uint64_t)r->hash_ids[i]);
 	}
 }
 
@@ -674,7 +672,7 @@ static void cmd_stats(const struct opts *o)
 
 	t.keys = gp_map_new();
 	t.ids = gp_map_new();
-	t.blocks = gp_map_new();
+	t.blocks = gp_u64set_new();
 	tally_read(&t, o);
 	nreq = t.nreq;
 	top_key = top_key_of(t.keys, &top);
@@ -703,7 +701,7 @@ static void cmd_stats(const struct opts *o)
 	json_object_set_new(rec, "top_key", top_key ? json_string(top_key) : json_null());
 	gp_json_set_real(rec, "top_key_share", top_key ? frac(top, nreq) : NAN);
 	json_object_set_new(rec, "hash_blocks", json_integer(t.nblocks));
-	json_object_set_new(rec, "hash_blocks_distinct", json_integer((json_int_t)gp_map_count(t.blocks)));
+	json_object_set_new(rec, "hash_blocks_distinct", json_integer((json_int_t)gp_u64set_count(t.blocks)));
 	gp_json_set_real(rec, "hash_block_reuse", frac(t.blocks_seen, t.nblocks));
 	json_object_set_new(rec, "duplicate_ids", json_integer(t.dup_ids));
 
@@ -714,7 +712,7 @@ static void cmd_stats(const struct opts *o)
 	out_close();
 	gp_map_free(t.keys);
 	gp_map_free(t.ids);
-	gp_map_free(t.blocks);
+	gp_u64set_free(t.blocks);
 	free(t.ts.v);
 	free(t.tin.v);
 	free(t.tout.v);

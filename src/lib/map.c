@@ -266,3 +266,78 @@ int gp_map_get_u64(const struct gp_map *m, const char *key, uint64_t *v)
 	*v = gp_map_u64(m, i);
 	return 1;
 }
+
+/* ------------------------------------------------------------ u64 set */
+
+struct gp_u64set {
+	uint64_t *keys;
+	unsigned char *used;	/* 0: empty slot */
+	size_t cap, n;		/* cap: a power of two, or 0 */
+};
+
+struct gp_u64set *gp_u64set_new(void)
+{
+	return gp_xcalloc(1, sizeof(struct gp_u64set));
+}
+
+void gp_u64set_free(struct gp_u64set *s)
+{
+	if (!s)
+		return;
+	free(s->keys);
+	free(s->used);
+	free(s);
+}
+
+size_t gp_u64set_count(const struct gp_u64set *s)
+{
+	return s->n;
+}
+
+/* The slot of v, or the empty slot where it would go. */
+static size_t u64set_slot(const struct gp_u64set *s, uint64_t v)
+{
+	size_t j = (size_t)gp_splitmix64_of(v) & (s->cap - 1);
+
+	while (s->used[j] && s->keys[j] != v)
+		j = (j + 1) & (s->cap - 1);
+	return j;
+}
+
+static void u64set_grow(struct gp_u64set *s)
+{
+	struct gp_u64set g = {NULL, NULL, s->cap ? s->cap * 2 : 1024, s->n};
+
+	if (g.cap < s->cap)
+		gp_die_nomem();
+	g.keys = gp_xreallocarray(NULL, g.cap, sizeof(*g.keys));
+	g.used = gp_xcalloc(g.cap, 1);
+	for (size_t i = 0; i < s->cap; i++) {
+		if (!s->used[i])
+			continue;
+		size_t j = u64set_slot(&g, s->keys[i]);
+		g.keys[j] = s->keys[i];
+		g.used[j] = 1;
+	}
+	free(s->keys);
+	free(s->used);
+	*s = g;
+}
+
+int gp_u64set_add(struct gp_u64set *s, uint64_t v)
+{
+	if (2 * (s->n + 1) > s->cap)
+		u64set_grow(s);
+	size_t j = u64set_slot(s, v);
+	if (s->used[j])
+		return 1;
+	s->keys[j] = v;
+	s->used[j] = 1;
+	s->n++;
+	return 0;
+}
+
+int gp_u64set_has(const struct gp_u64set *s, uint64_t v)
+{
+	return s->cap && s->used[u64set_slot(s, v)];
+}

@@ -66,4 +66,20 @@ void *gp_map_get(const struct gp_map *m, const char *key);
 void gp_map_put_u64(struct gp_map *m, const char *key, uint64_t v);
 int gp_map_get_u64(const struct gp_map *m, const char *key, uint64_t *v);
 
+/*
+ * The one set of 64-bit integers (block hashes, say): the numbers themselves
+ * in an open-addressing table (splitmix64, linear probing, at most half
+ * full), no index and no order.  For millions of numbers it is several times
+ * faster than a map of 8-byte keys (one memory read per probe, not two).
+ * Memory as above: running out is exit 70.
+ */
+struct gp_u64set;
+
+struct gp_u64set *gp_u64set_new(void);
+void gp_u64set_free(struct gp_u64set *s);
+size_t gp_u64set_count(const struct gp_u64set *s);
+/* Insert v; returns 1 if it was already there, 0 if it is new. */
+int gp_u64set_add(struct gp_u64set *s, uint64_t v);
+int gp_u64set_has(const struct gp_u64set *s, uint64_t v);
+
 #endif

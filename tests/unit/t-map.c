@@ -188,6 +188,32 @@ static void test_order(void)
 	gp_map_free(m);
 }
 
+/* The integer set: new or seen, across growth, 0 and the all-ones value
+ * (no value is a sentinel), against a plain sorted reference. */
+static void test_u64set(void)
+{
+	struct gp_u64set *s = gp_u64set_new();
+	const size_t N = 200000;
+	int bad = 0;
+
+	ok(!gp_u64set_has(s, 0) && gp_u64set_count(s) == 0, "a new set is empty, 0 not in it");
+	is_int(gp_u64set_add(s, 0), 0, "0 is a value like another: new");
+	is_int(gp_u64set_add(s, 0), 1, "0 again: seen");
+	is_int(gp_u64set_add(s, UINT64_MAX), 0, "the all-ones value: new");
+	ok(gp_u64set_has(s, UINT64_MAX) && !gp_u64set_has(s, 1), "has: the values added, not others");
+	/* i * 2^32 (+ small): values alike in their low bits, each twice. */
+	for (size_t i = 1; i <= N; i++)
+		bad += gp_u64set_add(s, (uint64_t)i << 32) != 0;
+	for (size_t i = 1; i <= N; i++)
+		bad += gp_u64set_add(s, (uint64_t)i << 32) != 1;
+	for (size_t i = 1; i <= N; i++)
+		bad += gp_u64set_has(s, ((uint64_t)i << 32) + 1);
+	is_int(bad, 0, "200k values with equal low bits: new once, then seen; neighbours absent");
+	is_int(gp_u64set_count(s), N + 2, "count: distinct values only");
+	gp_u64set_free(s);
+	gp_u64set_free(NULL);
+}
+
 int main(void)
 {
 	test_empty();
@@ -197,5 +223,6 @@ int main(void)
 	test_empty_key();
 	test_long_key();
 	test_order();
+	test_u64set();
 	return done_testing();
 }
