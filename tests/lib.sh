@@ -14,6 +14,7 @@
 #                                           by a signal, not "not found")
 #   test_skip 'name' 'reason'               a test that cannot run here: a TAP skip
 #   skip_all 'reason'                        skip the whole file
+#   fail_all 'reason'                        fail the file here (not Bail out)
 #   test_done                               print the plan, exit by the result
 #   free_port_range N                       print a base port P with P..P+N-1 free
 #   start_sim ARGS...                       start gp-sim, sets SIM_PORT and SIM_PID
@@ -93,6 +94,10 @@ test_expect_code() {
 	else echo "exit $_rc, want $1" >>"$TRASH/.out"; _report 0 "$2" "$TRASH/.out"; fi
 }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+# fail_all: a set-up that failed for a reason outside this file's code (a
+# registry out of reach): one failed test, the file stops, the run goes on
+# (a "Bail out!" would stop every later file of the prove run).
+fail_all() { echo "not ok $((_n + 1)) - $1"; echo "1..$((_n + 1))"; exit 1; }
 test_done() { echo "1..$_n"; [ $_fail = 0 ]; exit $?; }
 say() { echo "# $*"; }
 

@@ -21,7 +21,7 @@ if ! test -f "$MAIN" || test "$(jq -r .version "$NPM/node_modules/$PKG/package.j
 	# for ever; a fetch that cannot finish in 3 minutes is a clear failure.
 	timeout 180 npm install --prefix "$NPM" --no-save --no-audit --no-fund \
 		--fetch-retries=2 --fetch-timeout=30000 "$PKG@$VER" >npm.log 2>&1 ||
-		{ tail -n 20 npm.log; echo "Bail out! cannot install $PKG@$VER from npm (in 180 s)"; exit 1; }
+		{ tail -n 20 npm.log | sed "s/^/# /"; fail_all "cannot install $PKG@$VER from npm (in 180 s)"; }
 fi
 say "third-party server: $PKG $(jq -r .version "$NPM/node_modules/$PKG/package.json") (npm), node $(node --version)"
 
