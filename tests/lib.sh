@@ -21,6 +21,10 @@
 #   wait_port PORT                          wait (≤10 s) until a TCP port accepts
 #   make_tls_ca                             ca.pem, and srv.pem/srv.key/srv-full.pem
 #                                           it signs for localhost only (openssl)
+#   start_tls_haproxy SERVER PORT...        HAProxy terminating TLS (srv-full.pem)
+#                                           on each 127.0.0.1:PORT in front of the
+#                                           plain HTTP 127.0.0.1:SERVER; waits for
+#                                           every PORT (haproxy.cfg, haproxy.log)
 #
 # Record helpers (jq and awk), for use inside tests:
 #   sel FILTER FILE       the records of FILE for which FILTER is true, one per line
@@ -144,6 +148,37 @@ make_tls_ca() {
 	openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
 		-extfile san.ext -out srv.pem 2>/dev/null &&
 	cat srv.pem srv.key >srv-full.pem
+}
+# start_tls_haproxy SERVER PORT...: after make_tls_ca, in the current
+# directory, haproxy.cfg with one TLS frontend per PORT (srv-full.pem) passing
+# plain HTTP to 127.0.0.1:SERVER; HAProxy runs in the foreground (-db), logs to
+# haproxy.log and is killed at exit.  1, with the log as TAP comments, when a
+# PORT does not accept within wait_port's bound.
+start_tls_haproxy() {
+	_srv=$1
+	shift
+	{
+		cat <<-HEOF
+		global
+		    maxconn 256
+		defaults
+		    mode http
+		    timeout connect 2s
+		    timeout client 30s
+		    timeout server 30s
+		backend plain
+		    server s1 127.0.0.1:$_srv
+		HEOF
+		for _p in "$@"; do
+			printf 'frontend tls%s\n    bind 127.0.0.1:%s ssl crt %s/srv-full.pem\n' "$_p" "$_p" "$PWD"
+			printf '    default_backend plain\n'
+		done
+	} >haproxy.cfg
+	haproxy -db -f haproxy.cfg >haproxy.log 2>&1 &
+	cleanup_pid $!
+	for _p in "$@"; do
+		wait_port "$_p" || { sed 's/^/# /' haproxy.log; return 1; }
+	done
 }
 # start_sim ARGS...: gp-sim on a free port range (as many as --backends asks).
 start_sim() {

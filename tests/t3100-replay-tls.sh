@@ -14,23 +14,7 @@ make_tls_ca || { echo "Bail out! openssl"; exit 1; }
 
 start_sim --model m --decode-ms 2 || exit 1
 TP=$(free_port_range 1) || exit 1
-cat >haproxy.cfg <<HEOF
-global
-    maxconn 256
-defaults
-    mode http
-    timeout connect 2s
-    timeout client 30s
-    timeout server 30s
-frontend tls
-    bind 127.0.0.1:$TP ssl crt $PWD/srv-full.pem
-    default_backend sim
-backend sim
-    server s1 127.0.0.1:$SIM_PORT
-HEOF
-haproxy -db -f haproxy.cfg >haproxy.log 2>&1 &
-cleanup_pid $!
-wait_port "$TP" || { cat haproxy.log; exit 1; }
+start_tls_haproxy "$SIM_PORT" "$TP" || { echo "Bail out! haproxy did not start"; exit 1; }
 say "$(haproxy -v | head -n 1); $(openssl version)"
 URL=https://localhost:$TP
 

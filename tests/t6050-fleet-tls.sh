@@ -18,26 +18,7 @@ make_tls_ca || { echo "Bail out! openssl"; exit 1; }
 start_sim --model m --decode-ms 20 || exit 1
 VP=$(free_port_range 2) || exit 1
 BP=$((VP + 1))
-cat >haproxy.cfg <<HEOF
-global
-    maxconn 256
-defaults
-    mode http
-    timeout connect 2s
-    timeout client 30s
-    timeout server 30s
-frontend vip
-    bind 127.0.0.1:$VP ssl crt $PWD/srv-full.pem
-    default_backend sim
-frontend backend
-    bind 127.0.0.1:$BP ssl crt $PWD/srv-full.pem
-    default_backend sim
-backend sim
-    server s1 127.0.0.1:$SIM_PORT
-HEOF
-haproxy -db -f haproxy.cfg >haproxy.log 2>&1 &
-cleanup_pid $!
-wait_port "$VP" && wait_port "$BP" || { cat haproxy.log; exit 1; }
+start_tls_haproxy "$SIM_PORT" "$VP" "$BP" || { echo "Bail out! haproxy did not start"; exit 1; }
 say "$(haproxy -v | head -n 1); $(openssl version)"
 cat >fleet.json <<EOF
 {"model":"m","context_length":4096,
