@@ -150,11 +150,9 @@ static void snapshot(const char *url, const char *phase)
 
 	if (!m)
 		gp_die_nomem();
-	gp_json_set_real(m, "t_s", gp_ns_to_s(t - P.t0));
-	json_object_set_new(m, "run", json_string(P.run));
-	json_object_set_new(m, "arm", json_string(P.arm->name));
-	json_object_set_new(m, "phase", json_string(phase));
-	json_object_set_new(m, "source", json_string("gp-probe"));
+	if (gp_scrape_stamp(m, gp_ns_to_s(t - P.t0), P.run, P.arm->name, -1, phase) ||
+	    json_object_set_new(m, "source", json_string("gp-probe")))
+		gp_die_nomem();
 	if (gp_scrape_failed(m))
 		gp_warn("scrape %s: %s", url, gp_scrape_why(m, why, sizeof(why)));
 	out_record(m);

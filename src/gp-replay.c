@@ -847,11 +847,8 @@ static void scrape_all(const char *phase, int later)
 			gp_die_nomem();
 		if (gp_scrape_failed(o))
 			gp_warn("scrape %s: %s", cfg.scrape[i], gp_scrape_why(o, why, sizeof(why)));
-		json_object_set_new(o, "t_s", json_null());
-		json_object_set_new(o, "run", json_string(G.run_id));
-		json_object_set_new(o, "arm", json_string(cfg.arm));
-		json_object_set_new(o, "rep", json_integer(cfg.rep));
-		json_object_set_new(o, "phase", json_string(phase));
+		if (gp_scrape_stamp(o, NAN, G.run_id, cfg.arm, cfg.rep, phase))
+			gp_die_nomem();	/* t_s null until emit_metrics */
 		if (later && npending < 64) {
 			pending_metrics[npending] = o;
 			pending_t[npending++] = t;

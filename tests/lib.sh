@@ -34,6 +34,9 @@
 #                         filter: "select(.type == \"x\") | .ok")
 #   near V W TOL          |V - W| <= TOL, V a number (not "" or null); says why not
 #   near_rel V W          V equals W to 1e-9 relative (1e-12 absolute near 0)
+#   doc_keys TYPE         the top-level keys, comma-separated and in order, of
+#                         doc/records.md's shape `{"type":"TYPE",…}` (compare
+#                         with jq -r 'keys_unsorted | join(",")'); 1 if none
 #
 # Every test file works in its own scratch directory $TRASH, removed at exit;
 # background processes registered with `cleanup_pid PID` are killed at exit.
@@ -115,6 +118,29 @@ near() {
 near_rel() {
 	awk -v v="$1" -v w="$2" 'BEGIN { d = v - w; if (d < 0) d = -d
 		if (v == "" || v == "null" || d > 1e-9 * (w < 0 ? -w : w) + 1e-12) { print "got " v ", want " w " (1e-9 relative)"; exit 1 } }'
+}
+
+doc_keys() {
+	awk -v t="$1" '{ s = s " " $0 } END {
+		i = index(s, "`{\"type\":\"" t "\"")
+		for (i++; i > 1 && i <= length(s); i++) {
+			c = substr(s, i, 1)
+			if (c == "`")
+				break
+			if (c == "\"") {	# a string: a key when it opens a member at depth 1
+				j = index(substr(s, i + 1), "\"")
+				if (d == 1 && (prev == "{" || prev == ","))
+					out = out (out == "" ? "" : ",") substr(s, i + 1, j - 1)
+				i += j; prev = c; continue
+			}
+			d += (c == "{") - (c == "}")
+			if (c != " ")
+				prev = c
+		}
+		if (out == "")
+			exit 1
+		print out
+	}' "$GP_TOP/doc/records.md"
 }
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }

@@ -125,4 +125,12 @@ test_expect_success '--scrape: metrics snapshots before the first send and after
 	sel ".type == \"metrics\" and .phase == \"after\"" scr.ndjson | all_of ".t_s > 0 and (.samples | length) > 0" &&
 	test "$(sel ".type == \"request\"" scr.ndjson | wc -l)" = 4
 '
+test_expect_success 'metrics records keep doc/records.md key order, a failed scrape too' '
+	k=$(doc_keys metrics) &&
+	sel ".type == \"metrics\"" scr.ndjson | jq -r "keys_unsorted | join(\",\")" >keys &&
+	printf "%s\n" "$k" "$k" | diff - keys &&
+	gp-replay --url $URL --model m --max-requests 1 --scrape http://127.0.0.1:1/metrics trace.ndjson >scf.ndjson 2>/dev/null &&
+	sel ".type == \"metrics\"" scf.ndjson | jq -r "keys_unsorted | join(\",\")" >keysf &&
+	printf "%s\n" "$k,error" "$k,error" | diff - keysf
+'
 test_done

@@ -15,7 +15,7 @@ B="--requests 32 --max-tokens 16 --concurrency 16 --interval-ms 40"
 probe() { jq -c "select(.type==\"probe\")" "$1"; }
 
 start_haproxy chash || { echo "Bail out! haproxy did not start"; exit 1; }
-test_expect_success 'chash, one hot key: mode hdr from the runtime, one backend hot, exit 0' '
+test_expect_success 'chash, one hot key: mode hdr from the runtime, one backend hot, exit 0; metrics keys in doc/records.md order, no rep' '
 	gp-probe --fleet fleet.json --arm chash $B >out 2>err &&
 	probe out | jq -e ".mode_confirmed and .engaged and .mode_evidence == \"backend llm algo=hdr\" and .concentration >= 3.5 and .ok == 32 and (.served | length) == 1" &&
 	test "$(jq -s "map(select(.type==\"probe_sample\")) | length >= 3" out)" = true &&
@@ -23,7 +23,9 @@ test_expect_success 'chash, one hot key: mode hdr from the runtime, one backend 
 	test "$(jq -s "map(select(.type==\"metrics\" and .phase==\"before\")) | length" out)" = 5 &&
 	test "$(jq -s "map(select(.type==\"metrics\" and .phase==\"after\")) | length" out)" = 5 &&
 	jq -s -e "(map(select(.type==\"probe\"))[0].run) as \$r | map(select(.type==\"metrics\" or .type==\"probe_sample\")) | all(.run == \$r and .arm == \"chash\")" out &&
-	jq -s -e "map(select(.type==\"metrics\")) | all((.samples | length) > 10)" out
+	jq -s -e "map(select(.type==\"metrics\")) | all((.samples | length) > 10)" out &&
+	k=$(doc_keys metrics | sed "s/,rep,/,/") &&
+	test "$(jq -r "select(.type==\"metrics\") | keys_unsorted | join(\",\")" out | sort -u)" = "$k,source"
 '
 
 test_expect_code 1 'the same gateway probed as a spread arm: not engaged, the reason says why' '

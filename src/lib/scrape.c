@@ -81,6 +81,33 @@ json_t *gp_scrape(const char *url, const struct gp_http_tls *tls, long timeout_m
 	return o;
 }
 
+int gp_scrape_stamp(json_t *m, double t_s, const char *run, const char *arm, long rep,
+		    const char *phase)
+{
+	json_t *rest = json_object(), *v;
+	const char *k;
+	void *tmp;
+	int rc = rest ? 0 : -1;
+
+	/* All but type and target wait in rest, to come back in their places. */
+	json_object_foreach_safe(m, tmp, k, v) {
+		if (!rc && strcmp(k, "type") && strcmp(k, "target")) {
+			rc = json_object_set(rest, k, v);
+			json_object_del(m, k);
+		}
+	}
+	rc = rc || gp_json_set_real(m, "t_s", t_s) ||
+	     json_object_set(m, "at", json_object_get(rest, "at")) ||
+	     json_object_set_new(m, "run", json_string(run)) ||
+	     json_object_set_new(m, "arm", json_string(arm)) ||
+	     (rep >= 0 && json_object_set_new(m, "rep", json_integer(rep))) ||
+	     json_object_set_new(m, "phase", json_string(phase)) ||
+	     json_object_set(m, "samples", json_object_get(rest, "samples")) ||
+	     json_object_update(m, rest);
+	json_decref(rest);
+	return rc ? -1 : 0;
+}
+
 const char *gp_scrape_why(const json_t *m, char *buf, size_t cap)
 {
 	const char *e = json_string_value(json_object_get(m, "error"));

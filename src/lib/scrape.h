@@ -10,8 +10,9 @@
  * and, on a failed scrape, "samples":{} with "error" (libcurl's text, scrubbed
  * of secrets, also for a page over 16 MiB; "http_status" with
  * "http_status":N; or "invalid_text" with "error_detail" saying where) — the
- * shape gp-replay --scrape writes too.  The caller adds t_s, run, arm, phase.
- * The monotonic time of the scrape goes to *t_ns (may be NULL).
+ * shape gp-replay --scrape writes too.  A tool that writes it as a record
+ * adds t_s, run, arm, phase with gp_scrape_stamp.  The monotonic time of the
+ * scrape goes to *t_ns (may be NULL).
  *
  * Invalid text (the page is refused whole: no sample of it is kept, never a
  * partial page passed off as the whole): a line that is not a sample, a
@@ -35,6 +36,17 @@
 #include "http.h"
 
 json_t *gp_scrape(const char *url, const struct gp_http_tls *tls, long timeout_ms, int64_t *t_ns);
+
+/*
+ * Stamp m, from gp_scrape, with the run it belongs to, its keys put in the
+ * order of doc/records.md's metrics record: type, target, t_s, at, run, arm,
+ * rep (only when rep >= 0; gp-probe has none), phase, samples, then a failed
+ * scrape's error fields as gp_scrape wrote them.  t_s NAN is written null: a
+ * place kept for a later gp_json_set_real (jansson keeps a key's place when
+ * its value is replaced).  0, or -1 when out of memory.
+ */
+int gp_scrape_stamp(json_t *m, double t_s, const char *run, const char *arm, long rep,
+		    const char *phase);
 
 /* 1 when the record is a failed scrape (it has "error"). */
 int gp_scrape_failed(const json_t *metrics);

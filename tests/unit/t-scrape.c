@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of scrape: sums over a metrics record, a failed scrape's shape. */
+/* Unit tests of scrape: sums over a metrics record, a failed scrape's shape,
+ * the record's key order once stamped (doc/records.md, metrics). */
 #include <jansson.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "clock.h"
 #include "http.h"
+#include "json.h"
 #include "scrape.h"
 #include "serve.h"
 #include "tap.h"
@@ -43,6 +47,20 @@ static void fetch_stopped(void)
 	close(fd);
 }
 
+/* The keys of o in their order, comma-separated. */
+static const char *keys(const json_t *o)
+{
+	static char buf[300];
+	const char *k;
+	json_t *v;
+	size_t n = 0;
+
+	buf[0] = 0;
+	json_object_foreach((json_t *)o, k, v)
+		n += snprintf(buf + n, n < sizeof(buf) ? sizeof(buf) - n : 0, "%s%s", n ? "," : "", k);
+	return buf;
+}
+
 int main(void)
 {
 	json_t *m = json_pack("{s:s, s:{s:f, s:f, s:f, s:f, s:s}}", "type", "metrics", "samples",
@@ -72,7 +90,24 @@ int main(void)
 	is_str(json_string_value(json_object_get(f, "target")), "http://127.0.0.1:1/metrics", "target");
 	is_str(json_string_value(json_object_get(f, "type")), "metrics", "type");
 	ok(json_is_string(json_object_get(f, "at")), "at");
+	ok(f && gp_scrape_stamp(f, NAN, "r1", "rr", -1, "before") == 0, "stamp a failed scrape");
+	is_str(keys(f), "type,target,t_s,at,run,arm,phase,samples,error",
+	       "stamped: doc/records.md order, no rep when rep < 0, error last");
+	ok(json_is_null(json_object_get(f, "t_s")), "t_s NAN: null");
+	gp_json_set_real(f, "t_s", -0.5);
+	is_str(keys(f), "type,target,t_s,at,run,arm,phase,samples,error", "t_s set later keeps its place");
+	is_str(json_string_value(json_object_get(f, "phase")), "before", "phase");
 	json_decref(f);
+	m = json_pack("{s:s, s:s, s:s, s:s, s:i, s:{}}", "type", "metrics", "target", "u",
+		      "at", "2026-01-01T00:00:00Z", "error", "http_status", "http_status", 503, "samples");
+	ok(m && gp_scrape_stamp(m, 2.0, "r2", "chash", 3, "after") == 0, "stamp with a rep");
+	is_str(keys(m), "type,target,t_s,at,run,arm,rep,phase,samples,error,http_status",
+	       "rep after arm; the error fields keep their order after samples");
+	is_int(json_integer_value(json_object_get(m, "rep")), 3, "rep");
+	is_dbl(json_real_value(json_object_get(m, "t_s")), 2.0, 0, "t_s");
+	is_int(json_integer_value(json_object_get(m, "http_status")), 503, "http_status kept");
+	is_str(json_string_value(json_object_get(m, "at")), "2026-01-01T00:00:00Z", "at kept");
+	json_decref(m);
 	fetch_stopped();
 	return done_testing();
 }
