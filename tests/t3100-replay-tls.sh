@@ -14,7 +14,7 @@ make_tls_ca || { echo "Bail out! openssl"; exit 1; }
 
 start_sim --model m --decode-ms 2 || exit 1
 TP=$(free_port_range 1) || exit 1
-start_tls_haproxy "$SIM_PORT" "$TP" || { echo "Bail out! haproxy did not start"; exit 1; }
+start_tls_haproxy "$SIM_PORT" "$TP" || fail_all "haproxy did not start (haproxy.log above)"
 say "$(haproxy -v | head -n 1); $(openssl version)"
 URL=https://localhost:$TP
 

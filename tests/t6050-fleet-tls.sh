@@ -18,7 +18,7 @@ make_tls_ca || { echo "Bail out! openssl"; exit 1; }
 start_sim --model m --decode-ms 20 || exit 1
 VP=$(free_port_range 2) || exit 1
 BP=$((VP + 1))
-start_tls_haproxy "$SIM_PORT" "$VP" "$BP" || { echo "Bail out! haproxy did not start"; exit 1; }
+start_tls_haproxy "$SIM_PORT" "$VP" "$BP" || fail_all "haproxy did not start (haproxy.log above)"
 say "$(haproxy -v | head -n 1); $(openssl version)"
 cat >fleet.json <<EOF
 {"model":"m","context_length":4096,
