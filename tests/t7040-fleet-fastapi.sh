@@ -47,6 +47,25 @@ test_expect_success 'gp-health: a fleet that needs a series the server lacks is 
 '
 # Small steps (1 s holds): the fixture is Python on a shared machine, so the
 # bound is 15 %, as t7020's against gp-sim.
+# The interrupt convention against a server we did not write: a second
+# fixture whose first token takes 20 s, so gp-health's vip_chat is in flight
+# on uvicorn when SIGTERM comes; the check is cancelled, the summary says so.
+PS=$(free_port_range 1) || exit 1
+$PY "$GP_TOP/tests/fixtures/vllm-shaped.py" --port "$PS" --model m --ttft-ms 20000 2>fs.log &
+cleanup_pid $!
+wait_port "$PS" || { cat fs.log; exit 1; }
+sed "s|$U|http://127.0.0.1:$PS|g" fleet.json >slow.json
+test_expect_success 'gp-health: SIGTERM while the chat waits on uvicorn: 143 within 3 s, summary last, interrupted' '
+	rm -f pipe && mkfifo pipe || exit 1
+	cat pipe >hs &
+	gp-health --fleet slow.json --timeout-s 60 >pipe 2>hse &
+	pid=$!
+	for i in $(seq 1 200); do grep -q "\"check\":\"metrics\"" hs 2>/dev/null && break; sleep 0.05; done
+	sleep 0.3; t0=$(date +%s); kill -TERM $pid; wait $pid; rc=$?; t1=$(date +%s); wait
+	test $rc = 143 && test $((t1 - t0)) -le 3 &&
+	jq -s -e "last | .type == \"health_summary\" and .interrupted and (.ready | not) and
+		.not_run_checks == [\"vip_chat vip\"] and .checks == 2" hs >/dev/null
+'
 test_expect_success "gp-calibrate decode: saturated within 15 % of $EXPECT tok/s, the queue seen diverging" '
 	gp-calibrate --fleet cal.json --endpoint v1 --role decode --start-rps 12 --ramp 1.5 \
 		--warmup-s 0.3 --hold-s 1 --hold-requests 10 --decode-input-tokens $DIN \
