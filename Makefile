@@ -27,16 +27,22 @@ PKGS    := libcurl jansson libevent gsl zlib
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
-GP_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra $(WERROR) \
-	    -Wno-unused-parameter -Wshadow -Wformat=2 -Isrc/lib \
-	    -DGP_VERSION='"$(VERSION)"' -DGP_SHAREDIR='"$(SHAREDIR)"' $(PKG_CFLAGS) $(CFLAGS)
+# CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS are the user's: each is appended to
+# ours (never replaces them), so `make CFLAGS=-O0 LDFLAGS=-static-libasan`
+# works as in any GNU project.
+GP_CPPFLAGS = -D_GNU_SOURCE -Isrc/lib -DGP_VERSION='"$(VERSION)"' -DGP_SHAREDIR='"$(SHAREDIR)"' \
+	      $(PKG_CFLAGS) $(CPPFLAGS)
+GP_CFLAGS = -std=c11 -O2 -g -Wall -Wextra $(WERROR) \
+	    -Wno-unused-parameter -Wshadow -Wformat=2 $(GP_CPPFLAGS) $(CFLAGS)
+GP_LDFLAGS = $(LDFLAGS)
 GP_LDLIBS = $(PKG_LIBS) -lm $(LDLIBS)
 
 # A sanitized build of everything, for the unit tests (and SANITIZE=... by hand).
 SANITIZE ?= address,undefined
 SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRC   := $(sort $(wildcard src/lib/*.c))
+# src/lib is in folders by layer (src/lib/README); a module is LAYER/NAME.c.
+LIB_SRC   := $(sort $(wildcard src/lib/*/*.c))
 TOOL_SRC  := $(sort $(wildcard src/gp-*.c))
 TOOLS     := $(patsubst src/%.c,bin/%,$(TOOL_SRC))
 UNIT_SRC  := $(sort $(wildcard tests/unit/t-*.c))
@@ -48,34 +54,62 @@ E2E       := $(sort $(wildcard tests/t[0-9]*.sh))
 E2E_SERIAL := $(sort $(shell grep -l '^\# prove: serial' $(E2E) /dev/null 2>/dev/null))
 E2E_PAR   := $(filter-out $(E2E_SERIAL),$(E2E))
 MANPAGES  := $(sort $(wildcard doc/*.1))
+BENCH_SRC := $(sort $(wildcard bench/*.c))
+BENCH_BINS := $(patsubst bench/%.c,build/bench/%,$(BENCH_SRC))
 
 LIB_OBJ     := $(patsubst src/lib/%.c,build/obj/lib/%.o,$(LIB_SRC))
 LIB_OBJ_SAN := $(patsubst src/lib/%.c,build/san/lib/%.o,$(LIB_SRC))
 
-.PHONY: all check check-run unit e2e demo demo-run bench bench-run deps deps-check install uninstall clean lint fuzz memcheck
+.PHONY: all check check-run check-layers unit e2e demo demo-run bench bench-run bench-bins deps deps-check install uninstall clean lint fuzz memcheck FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
 all: $(TOOLS)
 
-build/obj/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) | build/obj/lib
-	$(CC) $(GP_CFLAGS) -MMD -c -o $@ $<
-build/obj/%.o: src/%.c $(wildcard src/lib/*.h) | build/obj/lib
-	$(CC) $(GP_CFLAGS) -c -o $@ $<
+# build/flags holds every setting that is compiled in (compiler, flags,
+# version, SHAREDIR): it is rewritten only when one of them changes, and
+# every object depends on it, so `make; make install PREFIX=/opt` rebuilds
+# what was built for /usr/local.  Each object's own header dependencies come
+# from -MMD (build/**/*.d); no object depends on headers it does not include.
+BUILD_FLAGS := $(CC) $(GP_CFLAGS) $(GP_LDFLAGS) $(GP_LDLIBS) | $(SAN_FLAGS)
+build/flags: FORCE
+	@mkdir -p build
+	@printf '%s\n' '$(subst ','\'',$(BUILD_FLAGS))' >build/flags.new; \
+	if cmp -s build/flags.new build/flags; then rm -f build/flags.new; else mv build/flags.new build/flags; fi
+
+DEPFLAGS = -MMD -MP
+
+build/obj/%.o: src/%.c build/flags
+	@mkdir -p $(@D)
+	$(CC) $(GP_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 build/libgp.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 bin/%: build/obj/%.o build/libgp.a | bin
-	$(CC) $(GP_CFLAGS) -o $@ $< build/libgp.a $(GP_LDLIBS)
+	$(CC) $(GP_CFLAGS) $(GP_LDFLAGS) -o $@ $< build/libgp.a $(GP_LDLIBS)
 
-build/san/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) | build/san/lib build/san/tests
-	$(CC) $(GP_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+build/san/lib/%.o: src/lib/%.c build/flags
+	@mkdir -p $(@D)
+	$(CC) $(GP_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c -o $@ $<
 build/san/libgp.a: $(LIB_OBJ_SAN)
 	rm -f $@ && ar rcs $@ $^
-build/san/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) build/san/libgp.a | build/san/tests
-	$(CC) $(GP_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< build/san/libgp.a $(GP_LDLIBS)
+build/san/tests/%: tests/unit/%.c build/san/libgp.a build/flags | build/san/tests
+	$(CC) $(GP_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -Itests/unit $(GP_LDFLAGS) -o $@ $< build/san/libgp.a $(GP_LDLIBS)
 
-bin build/obj/lib build/san/lib build/san/tests:
+# The bench programs, built by make with the project's warnings (-Werror too);
+# bench/run.sh builds them through `make bench-bins`.
+build/bench/%: bench/%.c build/libgp.a build/flags
+	@mkdir -p $(@D)
+	$(CC) $(GP_CFLAGS) $(DEPFLAGS) $(GP_LDFLAGS) -o $@ $< build/libgp.a $(GP_LDLIBS)
+bench-bins: $(BENCH_BINS)
+
+bin build/san/tests:
 	mkdir -p $@
+
+# check-layers: src/lib's layers are real only when the build refuses an
+# upward include or a cycle between modules (tests/check-layers.sh; the
+# order is src/lib/README's).  Part of `make check`.
+check-layers:
+	@sh tests/check-layers.sh src/lib
 
 # check, demo and bench need their packages.  The deps step runs first, on its
 # own; the build runs in a sub-make that reads this Makefile again, so the
@@ -83,7 +117,7 @@ bin build/obj/lib build/san/lib build/san/tests:
 # $(shell pkg-config) on a fresh machine would be empty), also under -j.
 check: deps-check
 	+@$(MAKE) --no-print-directory check-run
-check-run: all $(UNIT_BINS)
+check-run: check-layers all $(UNIT_BINS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	GP_BIN=$(CURDIR)/bin GP_TOP=$(CURDIR) \
 	prove -j$(PROVE_J) --exec '' $(UNIT_BINS) $(E2E_PAR)
@@ -144,13 +178,14 @@ FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz-%.c,%,$(FUZZ_SRC))
 FUZZ_BINS    := $(patsubst %,build/fuzz/fuzz-%,$(FUZZ_NAMES))
 LIB_OBJ_FUZZ := $(patsubst src/lib/%.c,build/fuzz/lib/%.o,$(LIB_SRC))
 
-build/fuzz/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) | build/fuzz/lib
-	$(FUZZ_CC) $(GP_CFLAGS) -Wno-format-nonliteral $(FUZZ_SAN) -c -o $@ $<
+build/fuzz/lib/%.o: src/lib/%.c build/flags
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(GP_CFLAGS) -Wno-format-nonliteral $(FUZZ_SAN) $(DEPFLAGS) -c -o $@ $<
 build/fuzz/libgp.a: $(LIB_OBJ_FUZZ)
 	rm -f $@ && ar rcs $@ $^
-build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/unit/sse-ref.h build/fuzz/libgp.a | build/fuzz/lib
-	$(FUZZ_CC) $(GP_CFLAGS) $(subst fuzzer-no-link,fuzzer,$(FUZZ_SAN)) -Itests/unit -o $@ $< \
-		build/fuzz/libgp.a $(GP_LDLIBS)
+build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c build/fuzz/libgp.a build/flags | build/fuzz/lib
+	$(FUZZ_CC) $(GP_CFLAGS) $(subst fuzzer-no-link,fuzzer,$(FUZZ_SAN)) $(DEPFLAGS) -Itests/unit \
+		$(GP_LDFLAGS) -o $@ $< build/fuzz/libgp.a $(GP_LDLIBS)
 build/fuzz/lib:
 	mkdir -p $@
 
@@ -178,4 +213,4 @@ memcheck: all
 clean:
 	rm -rf build $(TOOLS)
 
--include $(wildcard build/obj/lib/*.d)
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -62,9 +62,9 @@ cat >"$OUT/bench-boot.c" <<'CEOF'
 /* bench-boot — BCa interval of one quantile of the values in a file (timed). */
 #include <stdio.h>
 #include <stdlib.h>
-#include "boot.h"
-#include "clock.h"
-#include "stats.h"
+#include "stats/boot.h"
+#include "base/clock.h"
+#include "stats/stats.h"
 int main(int argc, char **argv)
 {
 	FILE *f = fopen(argv[1], "r");

@@ -19,7 +19,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$TOP/build/bench
 mkdir -p "$OUT"
 [ -f "$TOP/build/libgp.a" ] || { echo "bench-coverage: build first (make)"; exit 1; }
-cc -O2 -std=c11 -D_GNU_SOURCE -I"$TOP/src/lib" -o "$OUT/coverage" "$TOP/bench/coverage.c" \
-	"$TOP/build/libgp.a" $(pkg-config --cflags --libs gsl) -lm
+make -s -C "$TOP" build/bench/coverage || exit 1
+cp "$TOP/build/bench/coverage" "$OUT/coverage" || exit 1
 echo "== coverage of gp's intervals (goals: >= 94 % at 95 %; false WIN <= 2.5 %; EQUIVALENT at delta <= 5 %)"
 /usr/bin/time -f "# %e s, %M KiB" "$OUT/coverage" "${GP_COVERAGE_SIMS:-2000}" "${GP_COVERAGE_B:-2000}"

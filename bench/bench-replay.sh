@@ -33,7 +33,8 @@ command -v jq >/dev/null || { echo "bench-replay: needs jq" >&2; exit 1; }
 CPU0="taskset -c 0" CPU1="taskset -c 1"
 [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null || CPU0= CPU1=
 
-cc -O2 -o "$T/sse-firehose" "$GP_TOP/bench/sse-firehose.c" || exit 1
+make -s -C "$GP_TOP" build/bench/sse-firehose || exit 1
+cp "$GP_TOP/build/bench/sse-firehose" "$T/sse-firehose" || exit 1
 port() { # a free port
 	while :; do
 		p=$(( $(od -An -N2 -tu2 /dev/urandom) % 12000 + 20000 ))	# below the ephemeral range

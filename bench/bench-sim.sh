@@ -28,7 +28,8 @@ MEAS=${4:-10}
 WARM=3
 OUT=$TOP/build/bench
 mkdir -p "$OUT"
-cc -O2 -Wall -o "$OUT/sim-load" "$TOP/bench/sim-load.c" || exit 1
+make -s -C "$TOP" build/bench/sim-load || exit 1
+cp "$TOP/build/bench/sim-load" "$OUT/sim-load" || exit 1
 [ -x "$BIN/gp-sim" ] || { echo "bench-sim: $BIN/gp-sim not built" >&2; exit 1; }
 
 PIN0= PIN1=

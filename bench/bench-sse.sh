@@ -23,7 +23,7 @@ for f in sse.c sse.h banned.h; do
 	git -C "$TOP" show "$BASE:src/lib/$f" >"$T/base/$f" || exit 1
 done
 build -I"$T/base" -o "$T/base.bin" "$TOP/bench/sse-parse.c" "$T/base/sse.c" || exit 1
-build -I"$TOP/src/lib" -o "$T/tree.bin" "$TOP/bench/sse-parse.c" "$TOP/src/lib/sse.c" || exit 1
+build -I"$TOP/src/lib" -o "$T/tree.bin" "$TOP/bench/sse-parse.c" "$TOP/src/lib/wire/sse.c" || exit 1
 echo "# bench-sse  $(date -u +%Y-%m-%dT%H:%M:%SZ)  base $BASE ($(git -C "$TOP" rev-parse --short "$BASE"))  load $(cut -d' ' -f1-3 /proc/loadavg)"
 for mode in 0 1; do
 	i=0

@@ -23,7 +23,7 @@ if [ -f build/libgp.a ]; then
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "trace.h"
+#include "wire/trace.h"
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 int main(void)
 {

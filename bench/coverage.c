@@ -26,10 +26,10 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "boot.h"
-#include "rng.h"
-#include "stats.h"
-#include "tost.h"
+#include "stats/boot.h"
+#include "base/rng.h"
+#include "stats/stats.h"
+#include "stats/tost.h"
 
 enum { MIN_REPS = 5, MAXN = 16 };
 static const double LEVEL = 0.95, M = 200, TAU = 0.01;

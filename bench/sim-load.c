@@ -16,8 +16,11 @@
  * Prints one line: conns, open streams at the end, events and events/s in
  * the measurement window, reconnects, errors.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <arpa/inet.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -100,6 +103,10 @@ static unsigned long long count_events(struct conn *c, const char *buf, size_t n
 	return k;
 }
 
+/* The request body; max_tokens is the one field filled in. */
+#define BODY_FMT "{\"prompt\":\"bench load prompt with a few words\",\"max_tokens\":%ld," \
+	"\"ignore_eos\":true,\"stream\":true}"
+
 int main(int argc, char **argv)
 {
 	int port, nports, nconn, ep;
@@ -109,8 +116,6 @@ int main(int argc, char **argv)
 	struct epoll_event evs[512];
 	static char buf[1 << 16];
 	unsigned long long ev_at_start = 0;
-	const char *body_fmt = "{\"prompt\":\"bench load prompt with a few words\",\"max_tokens\":%ld,"
-			       "\"ignore_eos\":true,\"stream\":true}";
 	char body[256];
 	struct rlimit rl;
 	int measuring = 0;
@@ -135,7 +140,7 @@ int main(int argc, char **argv)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	snprintf(body, sizeof(body), body_fmt, max_tokens);
+	snprintf(body, sizeof(body), BODY_FMT, max_tokens);
 	reqlen = (size_t)snprintf(req, sizeof(req),
 				  "POST /v1/completions HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n"
 				  "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",

@@ -13,7 +13,9 @@
  * events (measures how many concurrent streams a client holds).
  * One thread, epoll, non-blocking sockets; the cost per event is a memcpy.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sse.h"
+#include "wire/sse.h"
 
 static long n_content;
 

@@ -6,7 +6,7 @@
  * (`ladder`), and the staleness check of a capacity file (`check`).
  *
  * The policy (ramp, hold, plateau rule, divergence, SUSPECT, ladder, staleness)
- * is src/lib/calib.h; this file drives the load and writes the records.
+ * is src/lib/method/calib.h; this file drives the load and writes the records.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,23 +20,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "calib.h"
-#include "cli.h"
-#include "clock.h"
-#include "fleet.h"
-#include "http.h"
-#include "json.h"
-#include "log.h"
-#include "ndjson.h"
-#include "openai.h"
-#include "pace.h"
-#include "proc.h"
-#include "scrape.h"
-#include "sig.h"
-#include "stream.h"
-#include "trace.h"
-#include "vec.h"
-#include "banned.h"
+#include "method/calib.h"
+#include "cli/cli.h"
+#include "base/clock.h"
+#include "wire/fleet.h"
+#include "io/http.h"
+#include "io/json.h"
+#include "base/log.h"
+#include "io/ndjson.h"
+#include "wire/openai.h"
+#include "method/pace.h"
+#include "base/proc.h"
+#include "wire/scrape.h"
+#include "base/sig.h"
+#include "wire/stream.h"
+#include "wire/trace.h"
+#include "base/vec.h"
+#include "base/banned.h"
 
 static const char usage[] =
 	"Usage: gp-calibrate --fleet FILE --endpoint URL|NAME --role prefill|decode\n"

@@ -17,15 +17,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "doc.h"
-#include "json.h"
-#include "log.h"
-#include "ndjson.h"
-#include "child.h"
-#include "sig.h"
-#include "vec.h"
-#include "banned.h"
+#include "cli/cli.h"
+#include "report/doc.h"
+#include "io/json.h"
+#include "base/log.h"
+#include "io/ndjson.h"
+#include "io/child.h"
+#include "base/sig.h"
+#include "base/vec.h"
+#include "base/banned.h"
 
 static const char usage[] =
 	"Usage: gp-report [-o DIR] [--html] [--protocol FILE] [--moderate-rps R]\n"

@@ -18,19 +18,19 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "cli.h"
-#include "csv.h"
-#include "json.h"
-#include "log.h"
-#include "map.h"
-#include "ndjson.h"
-#include "rfc3339.h"
-#include "sig.h"
-#include "stats.h"
-#include "trace.h"
-#include "vec.h"
-#include "workload.h"
-#include "banned.h"
+#include "cli/cli.h"
+#include "wire/csv.h"
+#include "io/json.h"
+#include "base/log.h"
+#include "base/map.h"
+#include "io/ndjson.h"
+#include "base/rfc3339.h"
+#include "base/sig.h"
+#include "stats/stats.h"
+#include "wire/trace.h"
+#include "base/vec.h"
+#include "method/workload.h"
+#include "base/banned.h"
 
 static const char usage[] =
 "Usage: gp-trace synth [--requests N] [--rate-rps R] [--keys K] [--zipf S]\n"

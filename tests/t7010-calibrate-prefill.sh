@@ -11,7 +11,7 @@ command -v parallel >/dev/null || skip_all "no GNU parallel"
 test -x "$GP_BIN/gp-calibrate" && test -x "$GP_BIN/gp-sim" || skip_all "gp-calibrate or gp-sim not built"
 
 # The expected capacity comes from gp-sim's documented engine model (gp-sim(1),
-# src/lib/engine.h), never from a run: prompts are unique (no cache hits)
+# src/lib/sim/engine.h), never from a run: prompts are unique (no cache hits)
 # and outputs one token, so the load is prefill only, and an engine computes
 # prompt tokens at prefill_tok_s x speed.  --decode-ms 0 keeps that true in
 # the serial-prefill model (where it only times decode steps) and in a

@@ -9,7 +9,7 @@ command -v jq >/dev/null || skip_all "no jq"
 test -x "$GP_BIN/gp-calibrate" && test -x "$GP_BIN/gp-sim" || skip_all "gp-calibrate or gp-sim not built"
 
 # Expected capacity from gp-sim's documented engine model (gp-sim(1),
-# src/lib/engine.h): with the batch full, a decode step of B = max_batch
+# src/lib/sim/engine.h): with the batch full, a decode step of B = max_batch
 # sequences lasts (decode_ms + decode_ms_per_seq x B) / speed ms and emits
 # one token to each: B x 1000 / (decode_ms + decode_ms_per_seq x B) tok/s.
 # Prompts are 8 tokens and prefill is fast (--prefill-tok-s 1000000), so the

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "calib.h"
+#include "method/calib.h"
 
 /*
  * The input is one JSON document read as a protocol file.  A refusal must

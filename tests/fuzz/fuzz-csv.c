@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
+#include "wire/csv.h"
 
 /*
  * Input layout: byte 0's low bits say which of the names are required; the

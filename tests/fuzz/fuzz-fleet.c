@@ -5,7 +5,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "fleet.h"
+#include "wire/fleet.h"
 
 /*
  * The input is one JSON document.  A valid fleet is then walked: every arm

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "ndjson.h"
+#include "io/ndjson.h"
 
 /*
  * Input layout: byte 0 — bit 0: gzip the rest before writing it (so the

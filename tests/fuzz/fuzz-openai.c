@@ -5,7 +5,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "openai.h"
+#include "wire/openai.h"
 
 /*
  * Byte 0 picks the API (bit 0: chat) and the Content-Type (bit 1: form);

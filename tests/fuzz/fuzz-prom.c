@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prom.h"
+#include "wire/prom.h"
 
 /*
  * Every reported series must be a non-empty metric name optionally followed

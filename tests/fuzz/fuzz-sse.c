@@ -5,7 +5,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "sse.h"
+#include "wire/sse.h"
 #include "sse-ref.h"
 
 /*

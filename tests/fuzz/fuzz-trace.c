@@ -5,7 +5,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "trace.h"
+#include "wire/trace.h"
 
 /*
  * Input layout: byte 0 picks the synthesizer's block size and buffer slack,

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "sse.h"
+#include "wire/sse.h"
 
 static int sse_ref_nonempty(const json_t *o, const char *key)
 {

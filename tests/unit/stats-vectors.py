@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # stats-vectors.py — computes the reference vectors pasted into
-# tests/unit/t-stats.c, t-boot.c, t-tost.c and src/lib/statcheck.c, with
+# tests/unit/t-stats.c, t-boot.c, t-tost.c and src/lib/method/statcheck.c, with
 # independent implementations: numpy 1.24 (np.quantile, type 7), Python's
 # statistics module (stdev), scipy 1.10 (ttest_ind, t distribution,
 # stats.bootstrap and its internal _bca_interval).  Debian 12's

@@ -23,10 +23,10 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "boot.h"
-#include "hash.h"
-#include "rng.h"
-#include "stats.h"
+#include "stats/boot.h"
+#include "base/hash.h"
+#include "base/rng.h"
+#include "stats/stats.h"
 #include "tap.h"
 
 static const double S1[25] = {

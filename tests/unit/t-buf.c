@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "tap.h"
 
 /* What jansson writes for s[0..n): the reference this escaper must equal. */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "calib.h"
+#include "method/calib.h"
 
 static struct gp_calib_protocol proto(void)
 {

@@ -7,10 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "log.h"
-#include "ndjson.h"
-#include "sig.h"
+#include "cli/cli.h"
+#include "base/log.h"
+#include "io/ndjson.h"
+#include "base/sig.h"
 #include "tap.h"
 
 /* Run fn(arg) in a child; its exit status (or -1), and up to cap bytes of

@@ -2,8 +2,8 @@
 /* Unit tests of cmd: a bounded sh -c and the regex match of its output. */
 #include <string.h>
 
-#include "clock.h"
-#include "cmd.h"
+#include "base/clock.h"
+#include "io/cmd.h"
 #include "tap.h"
 
 int main(void)

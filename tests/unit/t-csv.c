@@ -2,7 +2,7 @@
 /* Unit tests of csv: header by name, RFC 4180 quoting, column errors. */
 #include <string.h>
 
-#include "csv.h"
+#include "wire/csv.h"
 #include "tap.h"
 
 int main(void)

@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "doc.h"
+#include "io/child.h"
+#include "report/doc.h"
 #include "tap.h"
 
 static char *render(const struct gp_doc *d, int html, const char *dir)

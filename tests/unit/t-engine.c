@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "sim/engine.h"
 #include "tap.h"
 
 #define MS 1000000LL

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet.h"
+#include "wire/fleet.h"
 #include "tap.h"
 
 static int parse(struct gp_fleet *f, const char *text, char *err, size_t errlen)

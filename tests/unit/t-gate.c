@@ -2,8 +2,8 @@
 /* Unit tests of gate: replicate advice, timeout evidence, counter deltas. */
 #include <math.h>
 
-#include "gate.h"
-#include "stats.h"
+#include "method/gate.h"
+#include "stats/stats.h"
 #include "tap.h"
 
 int main(void)

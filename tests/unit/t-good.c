@@ -6,7 +6,7 @@
  */
 #include <math.h>
 
-#include "good.h"
+#include "method/good.h"
 #include "tap.h"
 
 int main(void)

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "hist.h"
+#include "base/hist.h"
 #include "tap.h"
 
 int main(void)

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "clock.h"
-#include "json.h"
+#include "base/clock.h"
+#include "io/json.h"
 #include "tap.h"
 
 int main(void)

@@ -7,7 +7,7 @@
  */
 #include <math.h>
 
-#include "knee.h"
+#include "method/knee.h"
 #include "tap.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

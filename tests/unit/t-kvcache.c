@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kvcache.h"
+#include "sim/kvcache.h"
 #include "tap.h"
 
 /* Keys of a prompt of nblocks blocks whose words are "w<id>" where block b

@@ -7,7 +7,7 @@
  * almost never reach the comparison.)
  */
 #define GP_MAP_HASH(key, len) ((void)(key), (void)(len), 0xa5a5a5a500000000ULL)
-#include "map.c"
+#include "base/map.c"
 
 #include <stdio.h>
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "map.h"
+#include "base/map.h"
 #include "tap.h"
 
 static void test_empty(void)

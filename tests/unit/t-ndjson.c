@@ -6,8 +6,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "json.h"
-#include "ndjson.h"
+#include "io/json.h"
+#include "io/ndjson.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/gp-t-ndjson.XXXXXX";

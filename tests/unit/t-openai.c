@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "openai.h"
+#include "wire/openai.h"
 #include "tap.h"
 
 static const char *CT = "application/json";

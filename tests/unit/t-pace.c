@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "pace.h"
+#include "method/pace.h"
 
 static void test_asis_rescale(void)
 {

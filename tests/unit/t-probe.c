@@ -3,7 +3,7 @@
  * at the edges of its thresholds.  Expected values worked by hand. */
 #include <math.h>
 
-#include "probe.h"
+#include "method/probe.h"
 #include "tap.h"
 
 int main(void)

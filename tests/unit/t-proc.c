@@ -3,7 +3,7 @@
 #include <sys/resource.h>
 
 #include "tap.h"
-#include "proc.h"
+#include "base/proc.h"
 
 int main(void)
 {

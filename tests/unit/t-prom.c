@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prom.h"
+#include "wire/prom.h"
 #include "tap.h"
 
 struct got {

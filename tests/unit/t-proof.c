@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proof.h"
+#include "method/proof.h"
 #include "tap.h"
 
 static const struct gp_proof_metrics GW = { "gw_hits", "gw_miss", "vllm:hits", "vllm:queries" };

@@ -2,8 +2,8 @@
 /* Unit tests of rfc3339: parsing wall-clock anchors to epoch nanoseconds. */
 #include <stdint.h>
 
-#include "clock.h"
-#include "rfc3339.h"
+#include "base/clock.h"
+#include "base/rfc3339.h"
 #include "tap.h"
 
 int main(void)

@@ -8,7 +8,7 @@
  */
 #include <math.h>
 
-#include "rng.h"
+#include "base/rng.h"
 #include "tap.h"
 
 int main(void)

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prom.h"
-#include "router.h"
+#include "wire/prom.h"
+#include "sim/router.h"
 #include "tap.h"
 
 #define N 4

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "clock.h"
-#include "http.h"
-#include "json.h"
-#include "scrape.h"
+#include "base/clock.h"
+#include "io/http.h"
+#include "io/json.h"
+#include "wire/scrape.h"
 #include "serve.h"
 #include "tap.h"
 

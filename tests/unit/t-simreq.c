@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kvcache.h"
-#include "simreq.h"
+#include "sim/kvcache.h"
+#include "sim/simreq.h"
 #include "tap.h"
 
 #define CT "application/json"

@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 #include "tap.h"
-#include "sse.h"
+#include "wire/sse.h"
 #include "sse-ref.h"
 
 /* Every dispatched event is appended as "type|data" + "\x1e". */

@@ -8,8 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "rng.h"
-#include "stats.h"
+#include "base/rng.h"
+#include "stats/stats.h"
 #include "tap.h"
 
 static const double S1[25] = {

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "serve.h"
-#include "stream.h"
+#include "wire/stream.h"
 #include "tap.h"
 
 static struct gp_http *H;

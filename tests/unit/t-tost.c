@@ -9,7 +9,7 @@
 #include <math.h>
 
 #include "tap.h"
-#include "tost.h"
+#include "stats/tost.h"
 
 static const double A[5] = {0.91, 0.94, 0.89, 0.93, 0.92};
 static const double B[6] = {0.88, 0.90, 0.86, 0.91, 0.87, 0.89};

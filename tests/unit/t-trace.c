@@ -3,7 +3,7 @@
  * Unit tests of trace: record validation (every field, every error) and the
  * prompt synthesizer (prefix property, word counts, determinism, salts,
  * truncation).  The pinned prompts below were computed by an independent
- * Python transcription of the algorithm described in src/lib/trace.c
+ * Python transcription of the algorithm described in src/lib/wire/trace.c
  * (splitmix64 finaliser chain, FNV-1a salt, CVCV words from 10-bit draws),
  * not by this C code; a change there changes every synthesized prompt and
  * every prefix-cache hit across versions, so it must be deliberate.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "trace.h"
+#include "wire/trace.h"
 #include "tap.h"
 
 static char *synth(long n, const int64_t *ids, size_t nids, long bt, const char *salt)

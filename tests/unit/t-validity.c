@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "validity.h"
+#include "method/validity.h"
 
 #define S(x) ((int64_t)(x) * 1000000000LL)
 

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "vec.h"
+#include "base/vec.h"
 #include "tap.h"
 
 int main(void)

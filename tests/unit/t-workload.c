@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
-#include "workload.h"
+#include "stats/stats.h"
+#include "method/workload.h"
 #include "tap.h"
 
 #define N 100000

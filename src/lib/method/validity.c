@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/* validity — the run validity rules of method §8.1 (see validity.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "method/gate.h"
+#include "base/log.h"
+#include "method/validity.h"
+
+const char *const gp_rule_name[GP_N_RULES] = {
+	"invalid_framing", "hang_truncated", "backend_timeout", "vip_200",
+	"backend_health", "zero_paired",
+	"client_behind", "capped_sends", "interrupted", "achieved_rate", "shards",
+};
+
+void gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, const char *error,
+			      long http_status, const char *detail, double ttft_ms, double tpot_ms)
+{
+	e->n_req++;
+	if (!strcmp(outcome, "ok") && !isnan(ttft_ms) && !isnan(tpot_ms))
+		e->paired++;
+	if (!error)
+		return;
+	if (!strcmp(error, "hang") && isfinite(ttft_ms))
+		e->hang++;
+	else if (!strcmp(error, "truncated"))
+		e->truncated++;
+	else if (!strcmp(error, "invalid_framing"))
+		e->framing_req++;
+	if (gp_gate_backend_timeout(error, http_status, detail)) {
+		e->timeouts++;
+		if (!e->timeout_example)
+			e->timeout_example = http_status && !strcmp(error, "http_status") ?
+				gp_xasprintf("http %ld", http_status) :
+				gp_xasprintf("%s: %.80s", error, detail ? detail : "");
+	}
+}
+
+void gp_validity_note_shard(struct gp_run_evidence *e, long i, long n, int trailer)
+{
+	if (!e->shard_n) {
+		e->shard_n = n;
+		e->shard_hdr = memset(gp_xrealloc(NULL, (size_t)n * sizeof(int)), 0, (size_t)n * sizeof(int));
+		e->shard_end = memset(gp_xrealloc(NULL, (size_t)n * sizeof(int)), 0, (size_t)n * sizeof(int));
+	}
+	if (n != e->shard_n) {
+		e->shard_n_other = n;
+		return;
+	}
+	(trailer ? e->shard_end : e->shard_hdr)[i - 1]++;
+}
+
+void gp_run_evidence_release(struct gp_run_evidence *e)
+{
+	free(e->timeout_example);
+	free(e->shard_hdr);
+	free(e->shard_end);
+	e->timeout_example = NULL;
+	e->shard_hdr = e->shard_end = NULL;
+}
+
+static int check_cmp(const void *a, const void *b)
+{
+	const struct gp_health_check *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+size_t gp_validity_rounds(struct gp_health_check *h, size_t n, struct gp_health_round **rounds)
+{
+	size_t n_rounds = 0;
+
+	*rounds = NULL;
+	if (n)
+		qsort(h, n, sizeof(*h), check_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || h[i - 1].kind == GP_HEALTH_SUMMARY) {
+			*rounds = gp_xrealloc(*rounds, (n_rounds + 1) * sizeof(**rounds));
+			(*rounds)[n_rounds++].start = h[i].at;
+		}
+		(*rounds)[n_rounds - 1].end = h[i].at;
+	}
+	return n_rounds;
+}
+
+static void reason(struct gp_run_verdict *v, enum gp_rule rule, char *text)
+{
+	json_array_append_new(v->reasons, json_string(text));
+	free(text);
+	v->hit[rule] = 1;
+}
+
+static const char *plural(long long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* The health rules over the run's window (validity.h). */
+static void health_rules(const struct gp_run_evidence *e, const struct gp_health_check *h,
+			 size_t n_h, const struct gp_health_round *rounds, size_t n_rounds,
+			 struct gp_run_verdict *v)
+{
+	const struct gp_health_round *before = NULL, *after = NULL;
+	int64_t s, t, lo, hi;
+	long n_vip = 0, n_be = 0;
+
+	if (!e->have_start && !e->have_end)
+		return;
+	s = e->have_start ? e->start_ns : e->end_ns;
+	t = e->have_end ? e->end_ns : e->start_ns;
+	for (size_t i = 0; i < n_rounds; i++) {
+		if (rounds[i].end <= s && (!before || rounds[i].end >= before->end))
+			before = &rounds[i];
+		if (rounds[i].start >= t && (!after || rounds[i].start < after->start))
+			after = &rounds[i];
+	}
+	lo = before ? before->start : s;
+	hi = after ? after->end : t;
+	for (size_t i = 0; i < n_h; i++) {
+		const struct gp_health_check *c = &h[i];
+
+		if (c->at < lo || c->at > hi)
+			continue;
+		if (c->kind == GP_HEALTH_VIP) {
+			n_vip++;
+			if (!c->ok && !v->hit[GP_RULE_VIP])
+				reason(v, GP_RULE_VIP, gp_xasprintf("vip_200: vip_chat check of %s failed at %s",
+								 c->target ? c->target : "the VIP",
+								 c->at_text));
+		} else if (c->kind == GP_HEALTH_BACKEND) {
+			n_be++;
+			if (!c->ok && !v->hit[GP_RULE_BACKEND])
+				reason(v, GP_RULE_BACKEND,
+				       gp_xasprintf("backend_health: backend_models check of %s failed at %s",
+						 c->target ? c->target : "a backend", c->at_text));
+		}
+	}
+	v->checked[GP_RULE_VIP] = n_vip > 0;
+	v->checked[GP_RULE_BACKEND] = n_be > 0;
+}
+
+/* client_behind: discarded past the tolerance of the schedule, flagged within. */
+static void behind_rule(const struct gp_run_evidence *e, struct gp_run_verdict *v)
+{
+	double gap_ms = e->rate > 0 ? 1000 / e->rate : 0;
+
+	if (!(gap_ms > 0) || e->late_p99 > GP_LATE_P99_GAP * gap_ms || e->late_max > gap_ms)
+		reason(v, GP_RULE_BEHIND, gp_xasprintf("client_behind: the client did not hold its "
+						    "schedule (send lateness p99 %.3g ms, max %.3g ms; "
+						    "mean gap %.3g ms)", e->late_p99, e->late_max, gap_ms));
+	else
+		json_array_append_new(v->flags, json_sprintf("client_behind: send lateness p99 %.3g ms, "
+							     "max %.3g ms, within the tolerance of the "
+							     "%.3g ms mean gap", e->late_p99,
+							     e->late_max, gap_ms));
+}
+
+/* achieved_rate: the achieved rate against the label (a label of 0 has none). */
+static void rate_rule(const struct gp_run_evidence *e, struct gp_run_verdict *v)
+{
+	double dev, bound = GP_RATE_DISCARD;
+
+	if (e->rate == 0) {
+		v->checked[GP_RULE_RATE] = 1;	/* no label to hold it to */
+		return;
+	}
+	if (!e->have_achieved || !(e->rate > 0))
+		return;
+	dev = e->achieved / e->rate - 1;
+	if (e->poisson && e->n_req > 1)
+		bound += 3 / sqrt((double)(e->n_req - 1));
+	v->checked[GP_RULE_RATE] = 1;
+	if (fabs(dev) > bound)
+		reason(v, GP_RULE_RATE, gp_xasprintf("achieved_rate: %.4g req/s against the label %.4g "
+						  "(%+.1f %%, bound %.1f %%)", e->achieved, e->rate,
+						  100 * dev, 100 * bound));
+	else if (fabs(dev) > GP_RATE_FLAG)
+		json_array_append_new(v->flags, json_sprintf("achieved_rate: %.4g req/s against the "
+							     "label %.4g (%+.1f %%, over the %.0f %% "
+							     "flag)", e->achieved, e->rate, 100 * dev,
+							     100 * GP_RATE_FLAG));
+}
+
+/*
+ * The client's rules: the client, not the server, shaped a run whose sends
+ * fell behind schedule, were held back by --max-inflight, or were stopped by
+ * a signal; and a run whose achieved rate is not its label offered another
+ * load than the rung says.  Checked when the run_end carries the field.
+ */
+static void client_rules(const struct gp_run_evidence *e, struct gp_run_verdict *v)
+{
+	v->checked[GP_RULE_BEHIND] = e->have_behind;
+	v->checked[GP_RULE_CAPPED] = e->have_capped;
+	v->checked[GP_RULE_INTERRUPTED] = e->have_interrupted;
+	if (e->behind)
+		behind_rule(e, v);
+	if (e->capped > 0)
+		reason(v, GP_RULE_CAPPED, gp_xasprintf("capped_sends: %lld %s held back by --max-inflight",
+						    e->capped, plural(e->capped, "send", "sends")));
+	if (e->interrupted)
+		reason(v, GP_RULE_INTERRUPTED, gp_xasprintf("interrupted: a signal stopped the run; its "
+							 "rep is incomplete"));
+	rate_rule(e, v);
+}
+
+/* The shards rule (gp_validity_note_shard). */
+static void shard_rule(const struct gp_run_evidence *e, struct gp_run_verdict *v)
+{
+	long bad = 0, first = 0, dup = 0;
+
+	v->checked[GP_RULE_SHARDS] = 1;	/* no shard fields: one unsharded file */
+	if (e->shard_n_other) {
+		reason(v, GP_RULE_SHARDS, gp_xasprintf("missing_shard: shards of %ld and of %ld in one "
+						       "run", e->shard_n, e->shard_n_other));
+		return;
+	}
+	for (long i = 0; i < e->shard_n; i++)
+		if (e->shard_hdr[i] != 1 || e->shard_end[i] != 1) {
+			if (!bad++)
+				first = i;
+			dup |= e->shard_hdr[i] > 1 || e->shard_end[i] > 1;
+		}
+	if (!bad)
+		return;
+	if (dup)
+		reason(v, GP_RULE_SHARDS, gp_xasprintf("duplicate_shard: shard %ld/%ld has %d run "
+						       "headers and %d run_ends (merged twice?)",
+						       first + 1, e->shard_n, e->shard_hdr[first],
+						       e->shard_end[first]));
+	else
+		reason(v, GP_RULE_SHARDS, gp_xasprintf("missing_shard: %ld of %ld %s incomplete "
+						       "(first: %ld/%ld, %s)", bad, e->shard_n,
+						       plural(e->shard_n, "shard", "shards"), first + 1,
+						       e->shard_n,
+						       !e->shard_hdr[first] && !e->shard_end[first] ?
+						       "absent" : !e->shard_hdr[first] ? "no run header" :
+						       "no run_end"));
+}
+
+/* The server's rules on the streams: framing, hangs and truncations, timeouts. */
+static void stream_rules(const struct gp_run_evidence *e, struct gp_run_verdict *v)
+{
+	long long framing = e->framing_trailer > e->framing_req ? e->framing_trailer : e->framing_req;
+	long long hang = e->hang > e->hang_trailer ? e->hang : e->hang_trailer;
+	long long trunc = e->truncated > e->truncated_trailer ? e->truncated : e->truncated_trailer;
+
+	v->checked[GP_RULE_FRAMING] = e->have_framing_trailer;
+	v->checked[GP_RULE_HANG] = v->checked[GP_RULE_TIMEOUT] = v->checked[GP_RULE_PAIRED] = 1;
+	if (framing > 0)
+		reason(v, GP_RULE_FRAMING, gp_xasprintf("invalid_framing: %lld %s", framing,
+						     plural(framing, "request", "requests")));
+	if (hang > 0)
+		reason(v, GP_RULE_HANG, gp_xasprintf("hang: %lld %s", hang,
+						  plural(hang, "request", "requests")));
+	if (trunc > 0)
+		reason(v, GP_RULE_HANG, gp_xasprintf("truncated: %lld %s", trunc,
+						  plural(trunc, "request", "requests")));
+	if (e->timeouts > 0)
+		reason(v, GP_RULE_TIMEOUT, gp_xasprintf("backend_timeout: %ld %s (first: %s)", e->timeouts,
+						     plural(e->timeouts, "request", "requests"),
+						     e->timeout_example ? e->timeout_example : "?"));
+}
+
+void gp_validity_judge(const struct gp_run_evidence *e, const struct gp_health_check *h,
+		       size_t n_h, const struct gp_health_round *rounds, size_t n_rounds,
+		       int strict, struct gp_run_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->reasons = json_array();
+	v->flags = json_array();
+	stream_rules(e, v);
+	health_rules(e, h, n_h, rounds, n_rounds, v);
+	client_rules(e, v);
+	shard_rule(e, v);
+	if (e->paired == 0)
+		reason(v, GP_RULE_PAIRED, gp_xasprintf("zero_paired: no ok request with both ttft_ms and "
+						    "tpot_ms (%ld attempted)", e->n_req));
+	if (strict)
+		for (int k = 0; k < GP_N_RULES; k++)
+			if (!v->checked[k])
+				json_array_append_new(v->reasons,
+						      json_sprintf("not_checked: %s", gp_rule_name[k]));
+	v->discarded = json_array_size(v->reasons) > 0;
+}
+
+void gp_run_verdict_release(struct gp_run_verdict *v)
+{
+	json_decref(v->reasons);
+	json_decref(v->flags);
+	v->reasons = v->flags = NULL;
+}
