@@ -38,7 +38,7 @@ echo "deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 # Servers on the list (the gateways, sshd) are for the tests, which start
 # their own on loopback with configurations of their own: their packages'
-# services must not start on install (nginx on :80, sshd on :22).  A
+# services must not start on install (nginx and caddy on :80, sshd on :22).  A
 # policy-rc.d that denies every start, for the time of the install only,
 # where the machine has none of its own.
 policy=${GP_POLICY_RC:-/usr/sbin/policy-rc.d}
@@ -61,7 +61,7 @@ apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >&
 echo "deps: installed in $(( $(date +%s) - t0 )) s" >&2
 daemons=
 for p in $missing; do
-	case $p in haproxy) daemons="$daemons haproxy" ;; nginx) daemons="$daemons nginx" ;; openssh-server) daemons="$daemons ssh" ;; esac
+	case $p in haproxy) daemons="$daemons haproxy" ;; nginx) daemons="$daemons nginx" ;; caddy) daemons="$daemons caddy" ;; openssh-server) daemons="$daemons ssh" ;; esac
 done
 [ -z "$daemons" ] || {
 	echo "deps: installed for the tests and not started:$daemons (the tests run their own);" >&2

@@ -7,6 +7,8 @@
 #   start_haproxy ARM             haproxy -db with examples/haproxy/common.cfg and
 #                                 ARM.cfg, in the foreground of a background job
 #   start_nginx ARM               examples/nginx/run.sh ARM, prefix in $TRASH/nginx
+#   start_caddy ARM               examples/caddy/run.sh ARM, its files in $TRASH/caddy;
+#                                 waits for the VIP and the admin socket
 #   stop_gateway                  stop the gateway started last (by its pid)
 #   fleet_from TEMPLATE           the example fleet file with the addresses filled
 #                                 in and examples/ paths made absolute
@@ -56,6 +58,17 @@ start_nginx() {
 	wait_port "$GP_VIP_PORT"
 }
 
+start_caddy() {
+	GP_CADDY_DIR=$TRASH/caddy
+	export GP_CADDY_DIR
+	sh "$GP_TOP/examples/caddy/run.sh" "$1" 2>>"$TRASH/caddy.log" &
+	GW_PID=$!
+	cleanup_pid $GW_PID
+	wait_port "$GP_VIP_PORT" || return 1
+	for _i in $(seq 1 100); do [ -S "$GP_CADDY_DIR/admin.sock" ] && return 0; sleep 0.05; done
+	return 1
+}
+
 stop_gateway() {
 	kill "$GW_PID" 2>/dev/null
 	wait "$GW_PID" 2>/dev/null
@@ -67,5 +80,6 @@ fleet_from() {
 	sed -e "s/\${GP_VIP_PORT}/$GP_VIP_PORT/g; s/\${GP_PROM_PORT}/$GP_PROM_PORT/g" \
 	    -e "s/\${GP_B1}/$GP_B1/g; s/\${GP_B2}/$GP_B2/g; s/\${GP_B3}/$GP_B3/g; s/\${GP_B4}/$GP_B4/g" \
 	    -e "s|\${GP_NGINX_DIR}|${GP_NGINX_DIR:-}|g; s|\${GP_B1_PORT}|${GP_B1#*:}|g" \
+	    -e "s|\${GP_CADDY_DIR}|${GP_CADDY_DIR:-}|g" \
 	    -e "s| examples/| $GP_TOP/examples/|g" "$1"
 }
