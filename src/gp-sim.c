@@ -57,6 +57,7 @@
 #include "wire/prom.h"
 #include "base/rng.h"
 #include "sim/router.h"
+#include "sim/pd.h"
 #include "sim/simreq.h"
 #include "base/banned.h"
 
@@ -65,9 +66,11 @@ static const char usage[] =
 "              [--profile NAME] [--prefill-tok-s X] [--decode-ms X] [--decode-ms-per-seq X]\n"
 "              [--ctx-ms-per-ktok X] [--max-num-batched-tokens N] [--no-chunked-prefill]\n"
 "              [--max-batch N] [--kv-blocks N] [--block-tokens N] [--speed 1,1,0.5,...]\n"
+"              [--roles both|prefill|decode,...] [--kv-link-gbps X] [--kv-xfer-base-ms X]\n"
+"              [--kv-bytes-per-token N]\n"
 "              [--receipt-header NAME] [--fault KIND=PROB ...] [--truth FILE]\n"
 "              [--max-unsent-kb N] [--tokens-per-chunk K] [--seed S] [--stats]\n"
-"              [--router PORT [--policy rr|chash|bounded|kv] [--balance-factor F]\n"
+"              [--router PORT [--policy rr|chash|bounded|kv|pd] [--balance-factor F]\n"
 "               [--router-fault kv_events_down|fallback]] [--help] [--version]\n"
 "\n"
 "  -p, --port P             first port; backend i listens on P+i\n"
@@ -88,9 +91,18 @@ static const char usage[] =
 "      --block-tokens N     tokens per KV block (sim: 16)\n"
 "      --speed LIST         capacity multiplier per engine, comma-separated;\n"
 "                           the last value repeats (default 1)\n"
+"      --roles LIST         role per engine: both (default), prefill or decode,\n"
+"                           comma-separated, the last repeating; the router's\n"
+"                           pd policy prefills on one member and decodes on another\n"
+"      --kv-link-gbps X     pd: the KV handoff's link rate, Gbit/s (default 100)\n"
+"      --kv-xfer-base-ms X  pd: the fixed cost of one handoff, ms (default 0.5)\n"
+"      --kv-bytes-per-token N  pd: KV bytes of a token over all layers (sim: 16384;\n"
+"                           the llama3-8b profiles: 131072)\n"
 "      --receipt-header NAME  add NAME: prefill=HOST:PORT;decode=HOST:PORT\n"
 "      --fault KIND=PROB    inject a fault (reset, drop_done, bad_frame, bad_chunk,\n"
-"                           http500, http429, stall) with probability PROB; repeatable\n"
+"                           http500, http429, stall) with probability PROB; repeatable;\n"
+"                           pd_fallback: the pd router serves aggregated on the prefill\n"
+"                           member, silently (the receipt names it once, or twice)\n"
 "      --truth FILE         append one NDJSON truth record per request to FILE\n"
 "      --max-unsent-kb N    close a stream whose client lets more than N KiB of\n"
 "                           output pile up unsent (default 256)\n"
@@ -102,7 +114,9 @@ static const char usage[] =
 "      --router PORT        also serve a gateway on PORT in front of the engines\n"
 "      --policy P           the router's policy: rr, chash (consistent hash of the\n"
 "                           x-gp-cache-key header), bounded (chash with bounded\n"
-"                           loads) or kv (longest cached prefix; default)\n"
+"                           loads), kv (longest cached prefix; default) or pd\n"
+"                           (prefill on the prefill member kv would pick, decode on\n"
+"                           the least loaded decode member; --roles)\n"
 "      --balance-factor F   bounded: no engine above F times the mean load (1.25)\n"
 "      --router-fault F     kv_events_down (kv silently degrades to round robin)\n"
 "                           or fallback (the router starts in rr and says so)\n"
@@ -127,6 +141,10 @@ struct opts {
 	long kv_blocks;
 	double *speed;
 	size_t nspeed;
+	int *roles;			/* enum gp_pd_role per engine (NULL: all both) */
+	size_t nroles;
+	struct gp_pd_link link;		/* pd: the KV handoff */
+	double pd_fallback_p;		/* pd: the fault's probability */
 	const char *receipt_header;
 	double fault_p[F_NKINDS];
 	const char *truth;
@@ -162,6 +180,8 @@ struct backend {
 	struct gp_prom_hist queue, prefill;	/* per request, seconds */
 	struct gp_prom_hist step_tokens, step_batch;	/* per engine step */
 	struct gp_prom_hist lag;	/* token pacing lag, seconds */
+	int role;			/* enum gp_pd_role */
+	struct gp_prom_hist xfer, xfer_bytes;	/* pd: KV handoffs received (NIXL's names) */
 };
 
 struct sim {
@@ -177,6 +197,9 @@ struct sim {
 	struct evbuffer *scratch;
 	struct evhttp *rhttp;		/* the router (--router), or NULL */
 	struct gp_router router;
+	int *role;			/* [nb] enum gp_pd_role, the router's view */
+	struct gp_rng pd_rng;		/* the pd_fallback draws */
+	int pd_pre;			/* the prefill member of the request being routed, or -1 */
 	/* pacing statistics */
 	struct gp_hist lag_hist;		/* every token's lag (hist.h) */
 	uint64_t lag_n, events, content_events;
@@ -215,6 +238,15 @@ struct stream {
 	struct evbuffer *text;		/* non-streaming: generated text */
 	char pend[1024];		/* streaming: tokens not yet in a chunk */
 	size_t pend_len;
+	/* pd: a request whose prefill runs on another member.  The phantom is a
+	 * stream of the prefill member with no HTTP request: it runs the prompt
+	 * (one token) and hands the KV to its pd_dst; pd_ph and pd_timer are the
+	 * destination's view of it while the prefill or the transfer is on. */
+	int pd_phantom;
+	struct stream *pd_dst, *pd_ph;
+	struct backend *pd_pre;		/* the prefill member (receipts, metrics) */
+	struct event *pd_timer;		/* the KV in flight */
+	int64_t pd_xfer_ns;
 };
 
 static struct sim S;
@@ -440,6 +472,10 @@ static void on_conn_close(struct evhttp_connection *evcon, void *arg)
 	evhttp_connection_set_closecb(evcon, NULL, NULL);
 	if (evhttp_request_get_connection(s->req) == NULL)
 		evhttp_request_free(s->req);	/* detached: ours */
+	if (s->pd_ph)
+		s->pd_ph->pd_dst = NULL;	/* the prefill runs on, then frees itself */
+	if (s->pd_timer)
+		event_free(s->pd_timer);	/* the KV was still on its way */
 	gp_engine_cancel(&b->eng, &s->seq, engine_clock(b, gp_now_ns()));
 	if (!b->sim->stopping)
 		rearm(b);
@@ -647,10 +683,11 @@ static void add_common_headers(struct stream *s, struct evkeyvalq *h)
 	struct opts *o = &s->b->sim->o;
 
 	evhttp_add_header(h, "X-Request-Id", s->id);
-	if (o->receipt_header) {
+	if (o->receipt_header && !evhttp_find_header(h, o->receipt_header)) {
 		char v[200];
 
-		snprintf(v, sizeof(v), "prefill=%s;decode=%s", s->b->addr, s->b->addr);
+		snprintf(v, sizeof(v), "prefill=%s;decode=%s",
+			 s->pd_pre ? s->pd_pre->addr : s->b->addr, s->b->addr);
 		evhttp_add_header(h, o->receipt_header, v);
 	}
 }
@@ -715,6 +752,8 @@ static void observe_first(struct backend *b, const struct gp_seq *q)
 }
 
 /* The engine's token callback: write token k of s, due at t_sched. */
+static void pd_prefilled(struct stream *ph, struct backend *p);
+
 static void on_token(struct gp_seq *seq, int64_t t_sched, void *arg)
 {
 	struct stream *s = seq->user;
@@ -724,6 +763,10 @@ static void on_token(struct gp_seq *seq, int64_t t_sched, void *arg)
 	int last = k >= seq->out_tokens;
 	int64_t now;
 
+	if (s->pd_phantom) {
+		pd_prefilled(s, b);
+		return;
+	}
 	if (s->aborted || s->stalled || s->done)
 		return;		/* the engine keeps modelling; nothing is written */
 	now = gp_now_ns();
@@ -886,6 +929,8 @@ static struct stream *stream_new(struct backend *b, struct evhttp_request *req, 
 	s->b = b;
 	s->req = req;
 	s->evcon = evhttp_request_get_connection(req);
+	if (b->sim->pd_pre >= 0 && &b->sim->b[b->sim->pd_pre] != b)
+		s->pd_pre = &b->sim->b[b->sim->pd_pre];
 	s->chat = chat;
 	s->streaming = q->stream;
 	s->include_usage = q->include_usage;
@@ -969,6 +1014,74 @@ static int admit(struct backend *b, struct evhttp_request *req, int chat, const 
 	return 0;
 }
 
+/* ---- disaggregated prefill/decode (sim/pd.h) ---- */
+
+/* The KV has arrived on s's member: its full blocks join the pool's prefix
+ * cache, and the request goes to the engine, which computes what they do
+ * not hold and decodes. */
+static void pd_arrived(evutil_socket_t fd, short what, void *arg)
+{
+	struct stream *s = arg;
+	struct backend *d = s->b;
+
+	event_free(s->pd_timer);
+	s->pd_timer = NULL;
+	gp_kvcache_query(d->cache, s->seq.keys, s->seq.nkeys);
+	gp_prom_hist_observe(&d->xfer, (double)s->pd_xfer_ns / 1e9);
+	gp_prom_hist_observe(&d->xfer_bytes, gp_pd_xfer_bytes(&d->sim->o.link, s->seq.in_tokens));
+	if (gp_engine_submit(&d->eng, &s->seq, engine_clock(d, gp_now_ns())))
+		gp_die(GP_EXIT_SOFTWARE, "engine refused a request that fits");
+	rearm(d);
+}
+
+/* The phantom's one token: the prompt is in the prefill member's KV.  Hand
+ * it to the destination (if its client is still there) after the link's
+ * time, then let the phantom go. */
+static void pd_prefilled(struct stream *ph, struct backend *p)
+{
+	struct stream *s = ph->pd_dst;
+	struct timeval tv;
+
+	observe_first(p, &ph->seq);
+	if (s) {
+		s->pd_ph = NULL;
+		s->pd_xfer_ns = gp_pd_xfer_ns(&p->sim->o.link, s->seq.in_tokens);
+		s->pd_timer = evtimer_new(p->sim->base, pd_arrived, s);
+		if (!s->pd_timer)
+			gp_die_nomem();
+		tv.tv_sec = (time_t)(s->pd_xfer_ns / GP_NS_PER_S);
+		tv.tv_usec = (suseconds_t)((s->pd_xfer_ns % GP_NS_PER_S) / 1000);
+		event_base_update_cache_time(p->sim->base);
+		evtimer_add(s->pd_timer, &tv);
+	}
+	free(ph->keys);
+	free(ph);
+}
+
+/* s's prefill goes to its prefill member as a phantom stream: the prompt
+ * (its own copy of the block keys) and one token. */
+static void pd_prefill(struct stream *s, int64_t t_recv)
+{
+	struct backend *p = s->pd_pre;
+	struct stream *ph = gp_xcalloc(1, sizeof(*ph));
+
+	ph->b = p;
+	ph->pd_phantom = 1;
+	ph->pd_dst = s;
+	ph->keys = s->seq.nkeys ? gp_xcalloc(s->seq.nkeys, sizeof(*ph->keys)) : NULL;
+	if (s->seq.nkeys)
+		memcpy(ph->keys, s->seq.keys, s->seq.nkeys * sizeof(*ph->keys));
+	ph->seq.in_tokens = s->seq.in_tokens;
+	ph->seq.out_tokens = 1;
+	ph->seq.keys = ph->keys;
+	ph->seq.nkeys = s->seq.nkeys;
+	ph->seq.user = ph;
+	s->pd_ph = ph;
+	if (gp_engine_submit(&p->eng, &ph->seq, engine_clock(p, t_recv)))
+		gp_die(GP_EXIT_SOFTWARE, "engine refused a prefill that fits");
+	rearm(p);
+}
+
 /* An accepted stream on its way: headers, reply start, the engine. */
 static void stream_start(struct backend *b, struct stream *s, int64_t t_recv)
 {
@@ -996,6 +1109,10 @@ static void stream_start(struct backend *b, struct stream *s, int64_t t_recv)
 		add_common_headers(s, h);
 		evhttp_send_reply_start(req, 200, "OK");
 		s->chunked = evhttp_find_header(h, "Transfer-Encoding") != NULL;
+	}
+	if (s->pd_pre) {
+		pd_prefill(s, t_recv);
+		return;
 	}
 	if (gp_engine_submit(&b->eng, &s->seq, engine_clock(b, t_recv)))
 		gp_die(GP_EXIT_SOFTWARE, "engine refused a request that fits");	/* checked above */
@@ -1063,6 +1180,13 @@ static const double lag_buckets[] = {
 	0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
 };
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* NIXL's own buckets (nixl_connector.py); bytes in powers of 4 from 1 KiB. */
+static const double xfer_buckets[] = {
+	0.001, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 5.0 };
+static const double xfer_bytes_buckets[] = {
+	1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
+	268435456, 1073741824 };
 
 static void handle_metrics(struct backend *b, struct evhttp_request *req)
 {
@@ -1133,6 +1257,17 @@ static void handle_metrics(struct backend *b, struct evhttp_request *req)
 	gp_prom_family(&p, "gpsim:token_pacing_lag_seconds", "histogram",
 		       "Histogram of how late tokens were written after their scheduled time (gp-sim).");
 	gp_prom_hist_write(&p, "gpsim:token_pacing_lag_seconds", lab, &b->lag);
+	if (b->role == GP_ROLE_DECODE) {
+		/* vLLM's NIXL connector's names (vllm/distributed/kv_transfer/
+		 * kv_connector/v1/nixl_connector.py, NixlPromMetrics), on the
+		 * member that receives the KV. */
+		gp_prom_family(&p, "vllm:nixl_xfer_time_seconds", "histogram",
+			       "Histogram of transfer duration for NIXL KV Cache transfers.");
+		gp_prom_hist_write(&p, "vllm:nixl_xfer_time_seconds", lab, &b->xfer);
+		gp_prom_family(&p, "vllm:nixl_bytes_transferred", "histogram",
+			       "Histogram of bytes transferred per NIXL KV Cache transfers.");
+		gp_prom_hist_write(&p, "vllm:nixl_bytes_transferred", lab, &b->xfer_bytes);
+	}
 	if (p.err)
 		gp_die_nomem();
 	out = evbuffer_new();
@@ -1246,6 +1381,33 @@ static void router_metrics(struct sim *sim, struct evhttp_request *req)
 	evbuffer_free(out);
 }
 
+/*
+ * pd: the two members, the receipt the router writes for them (receipt
+ * header, "prefill=HOST:PORT;decode=HOST:PORT"), and sim->pd_pre for the
+ * stream that the decode member's handler makes.  Under the pd_fallback
+ * fault the prefill member serves the whole request and the receipt names
+ * it for both halves, or (every other draw) lacks the decode.
+ */
+static int router_pick_pd(struct sim *sim, struct evhttp_request *req, const struct gp_router_req *q)
+{
+	double u = sim->o.pd_fallback_p > 0 ? gp_rng_uniform(&sim->pd_rng) : 1;
+	int fb = u < sim->o.pd_fallback_p, pre, dec;
+	char v[200];
+
+	gp_router_pick_pd(&sim->router, q, fb, &pre, &dec);
+	if (pre < 0 || dec < 0)
+		return 0;	/* --roles guarantees both (check_opts) */
+	sim->pd_pre = fb ? -1 : pre;
+	if (sim->o.receipt_header) {
+		if (fb && u < sim->o.pd_fallback_p / 2)
+			snprintf(v, sizeof(v), "prefill=%s", sim->b[pre].addr);
+		else
+			snprintf(v, sizeof(v), "prefill=%s;decode=%s", sim->b[pre].addr, sim->b[dec].addr);
+		evhttp_add_header(evhttp_request_get_output_headers(req), sim->o.receipt_header, v);
+	}
+	return dec;
+}
+
 static void on_router_request(struct evhttp_request *req, void *arg)
 {
 	struct sim *sim = arg;
@@ -1269,11 +1431,15 @@ static void on_router_request(struct evhttp_request *req, void *arg)
 			for (int i = 0; i < sim->nb; i++)
 				router_view(&sim->b[i], &t, &load[i], &prefix[i]);
 			free(t.keys);
-			e = gp_router_pick(&sim->router, &q, NULL);
+			if (sim->router.active == GP_ROUTER_PD)
+				e = router_pick_pd(sim, req, &q);
+			else
+				e = gp_router_pick(&sim->router, &q, NULL);
 		}
 		evhttp_add_header(evhttp_request_get_output_headers(req), "X-GP-Backend",
 				  sim->b[e].addr);
 		on_request(req, &sim->b[e]);
+		sim->pd_pre = -1;
 	}
 	free(load);
 	free(prefix);
@@ -1288,6 +1454,11 @@ static void router_setup(struct sim *sim)
 	if (gp_router_init(&sim->router, (enum gp_router_policy)o->policy, sim->nb, o->balance,
 			   (enum gp_router_fault)o->router_fault))
 		gp_die_nomem();
+	sim->role = gp_xcalloc((size_t)sim->nb, sizeof(*sim->role));
+	for (int i = 0; i < sim->nb; i++)
+		sim->role[i] = sim->b[i].role;
+	sim->router.role = sim->role;
+	gp_rng_seed(&sim->pd_rng, o->seed ^ 0x7064);
 	sim->rhttp = evhttp_new(sim->base);
 	if (!sim->rhttp)
 		gp_die_nomem();
@@ -1396,6 +1567,27 @@ static void parse_speed(struct opts *o, const char *arg)
 	free(dup);
 }
 
+static void parse_roles(struct opts *o, const char *arg)
+{
+	char *dup = gp_xstrdup(arg), *save = NULL, *tokn;
+	size_t n = 0;
+
+	free(o->roles);
+	o->roles = gp_xcalloc(strlen(arg) / 2 + 2, sizeof(int));
+	for (tokn = strtok_r(dup, ",", &save); tokn; tokn = strtok_r(NULL, ",", &save))
+		if ((o->roles[n++] = gp_pd_role_parse(tokn)) < 0)
+			gp_usage_error("--roles: '%s' is not both, prefill or decode", tokn);
+	if (!n)
+		gp_usage_error("--roles: '%s' is not a list of roles", arg);
+	o->nroles = n;
+	free(dup);
+}
+
+static int role_of(const struct opts *o, long i)
+{
+	return o->nroles ? o->roles[(size_t)i < o->nroles ? (size_t)i : o->nroles - 1] : GP_ROLE_BOTH;
+}
+
 static void parse_fault(struct opts *o, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
@@ -1403,13 +1595,17 @@ static void parse_fault(struct opts *o, const char *arg)
 
 	if (!eq)
 		gp_usage_error("--fault: '%s' is not KIND=PROB", arg);
+	if ((size_t)(eq - arg) == 11 && !strncmp(arg, "pd_fallback", 11)) {
+		o->pd_fallback_p = gp_opt_double("--fault", eq + 1, 0, 1);
+		return;
+	}
 	for (k = 1; k < F_NKINDS; k++)
 		if (strlen(fault_names[k]) == (size_t)(eq - arg) &&
 		    strncmp(arg, fault_names[k], (size_t)(eq - arg)) == 0)
 			break;
 	if (k == F_NKINDS)
 		gp_usage_error("--fault: unknown kind '%.*s' (reset, drop_done, bad_frame, "
-			       "bad_chunk, http500, http429, stall)", (int)(eq - arg), arg);
+			       "bad_chunk, http500, http429, stall, pd_fallback)", (int)(eq - arg), arg);
 	o->fault_p[k] = gp_opt_double("--fault", eq + 1, 0, 1);
 }
 
@@ -1423,12 +1619,13 @@ struct profile {
 	const char *name;
 	double prefill_tok_s, decode_ms, decode_ms_per_seq, ctx_ms_per_ktok;
 	long budget, max_batch, kv_blocks, block_tokens;
+	double kv_bytes_per_token;	/* 2 × layers × KV heads × head dim × 2 B (bf16) */
 };
 
 static const struct profile profiles[] = {
-	{ "sim", 20000, 8, 0.25, 0, 2048, 64, 4096, 16 },
-	{ "llama3-8b-h100", 30800, 6.0, 0.0325, 0.049, 8192, 1024, 28000, 16 },
-	{ "llama3-8b-a100", 9700, 9.85, 0.103, 0.080, 2048, 256, 28000, 16 },
+	{ "sim", 20000, 8, 0.25, 0, 2048, 64, 4096, 16, 16384 },
+	{ "llama3-8b-h100", 30800, 6.0, 0.0325, 0.049, 8192, 1024, 28000, 16, 131072 },
+	{ "llama3-8b-a100", 9700, 9.85, 0.103, 0.080, 2048, 256, 28000, 16, 131072 },
 };
 
 /* The --profile argument, looked for before the other options so that
@@ -1463,6 +1660,7 @@ static void apply_profile(struct opts *o, const struct profile *pr)
 	o->kv_blocks = pr->kv_blocks;
 	o->eng.block_tokens = pr->block_tokens;
 	o->eng.speed = 1;
+	o->link.bytes_per_token = pr->kv_bytes_per_token;
 }
 
 /* The model of engine.h from the flags: α = decode_ms, β = 1000 /
@@ -1477,7 +1675,8 @@ static void engine_cfg(struct opts *o)
 
 enum { O_HOST = 256, O_MML, O_PROFILE, O_PREFILL, O_DMS, O_DMSSEQ, O_CTX, O_BUDGET, O_NOCHUNK,
        O_BATCH, O_KVB, O_BT, O_SPEED, O_RECEIPT, O_FAULT, O_TRUTH, O_UNSENT, O_SEED, O_STATS,
-       O_HELP, O_VERSION, O_ROUTER, O_POLICY, O_BALANCE, O_RFAULT, O_TPC };
+       O_HELP, O_VERSION, O_ROUTER, O_POLICY, O_BALANCE, O_RFAULT, O_TPC,
+       O_ROLES, O_LINK, O_XBASE, O_KVBPT };
 
 /* The engine's options: 1 when c was one of them. */
 static int parse_engine_opt(struct opts *o, int c, const char *arg)
@@ -1515,6 +1714,10 @@ static const struct option longopts[] = {
 	{ "kv-blocks", required_argument, NULL, O_KVB },
 	{ "block-tokens", required_argument, NULL, O_BT },
 	{ "speed", required_argument, NULL, O_SPEED },
+	{ "roles", required_argument, NULL, O_ROLES },
+	{ "kv-link-gbps", required_argument, NULL, O_LINK },
+	{ "kv-xfer-base-ms", required_argument, NULL, O_XBASE },
+	{ "kv-bytes-per-token", required_argument, NULL, O_KVBPT },
 	{ "receipt-header", required_argument, NULL, O_RECEIPT },
 	{ "fault", required_argument, NULL, O_FAULT },
 	{ "truth", required_argument, NULL, O_TRUTH },
@@ -1544,6 +1747,8 @@ static void opt_defaults(struct opts *o)
 	o->max_unsent = 256 << 10;
 	o->policy = GP_ROUTER_KV;
 	o->balance = 1.25;
+	o->link.gbit_s = 100;
+	o->link.base_ms = 0.5;
 }
 
 /* The options judged together, after the last one is read. */
@@ -1558,6 +1763,19 @@ static void check_opts(const struct opts *o)
 		gp_usage_error("--router %ld is one of the engines' ports", o->router_port);
 	if (o->decode_ms + o->decode_ms_per_seq <= 0)
 		gp_usage_error("--decode-ms and --decode-ms-per-seq cannot both be 0");
+	if (o->policy == GP_ROUTER_PD && o->router_port) {
+		int pre = 0, dec = 0;
+
+		for (long i = 0; i < o->backends; i++) {
+			pre += gp_pd_can_prefill((enum gp_pd_role)role_of(o, i));
+			dec += gp_pd_can_decode((enum gp_pd_role)role_of(o, i));
+		}
+		if (!pre || !dec)
+			gp_usage_error("--policy pd: --roles gives no engine that may %s",
+				       pre ? "decode" : "prefill");
+	}
+	if (o->pd_fallback_p > 0 && o->policy != GP_ROUTER_PD)
+		gp_usage_error("--fault pd_fallback needs --router with --policy pd");
 }
 
 static void parse_opts(struct opts *o, int argc, char **argv)
@@ -1580,6 +1798,12 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 			break;
 		case O_MML: o->max_model_len = gp_opt_long("--max-model-len", optarg, 1, 100000000); break;
 		case O_SPEED: parse_speed(o, optarg); break;
+		case O_ROLES: parse_roles(o, optarg); break;
+		case O_LINK: o->link.gbit_s = gp_opt_double("--kv-link-gbps", optarg, 1e-6, 1e6); break;
+		case O_XBASE: o->link.base_ms = gp_opt_double("--kv-xfer-base-ms", optarg, 0, 1e6); break;
+		case O_KVBPT:
+			o->link.bytes_per_token = gp_opt_double("--kv-bytes-per-token", optarg, 1, 1e9);
+			break;
 		case O_RECEIPT:
 			if (!*optarg || strpbrk(optarg, ": \t\r\n"))
 				gp_usage_error("--receipt-header: '%s' is not a header name", optarg);
@@ -1596,7 +1820,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		case O_ROUTER: o->router_port = gp_opt_long("--router", optarg, 1, 65535); break;
 		case O_POLICY:
 			if ((o->policy = gp_router_policy_parse(optarg)) < 0)
-				gp_usage_error("--policy: '%s' is not rr, chash, bounded or kv", optarg);
+				gp_usage_error("--policy: '%s' is not rr, chash, bounded, kv or pd", optarg);
 			break;
 		case O_BALANCE: o->balance = gp_opt_double("--balance-factor", optarg, 1.000001, 100); break;
 		case O_RFAULT:
@@ -1629,6 +1853,7 @@ static void setup_backend(struct sim *sim, int i)
 	snprintf(b->addr, sizeof(b->addr), strchr(o->host, ':') ? "[%s]:%d" : "%s:%d",
 		 o->host, port_i);
 	cfg.speed = o->nspeed ? o->speed[(size_t)i < o->nspeed ? (size_t)i : o->nspeed - 1] : 1;
+	b->role = role_of(o, i);
 	b->cache = gp_kvcache_new((size_t)o->kv_blocks);
 	if (!b->cache)
 		gp_die(GP_EXIT_SOFTWARE, "out of memory for --kv-blocks %ld", o->kv_blocks);
@@ -1642,6 +1867,8 @@ static void setup_backend(struct sim *sim, int i)
 	gp_prom_hist_init(&b->step_tokens, step_tokens_buckets, NELEM(step_tokens_buckets));
 	gp_prom_hist_init(&b->step_batch, step_batch_buckets, NELEM(step_batch_buckets));
 	gp_prom_hist_init(&b->lag, lag_buckets, NELEM(lag_buckets));
+	gp_prom_hist_init(&b->xfer, xfer_buckets, NELEM(xfer_buckets));
+	gp_prom_hist_init(&b->xfer_bytes, xfer_bytes_buckets, NELEM(xfer_bytes_buckets));
 	b->timer = evtimer_new(sim->base, on_timer, b);
 	b->timer_at = INT64_MAX;
 	b->http = evhttp_new(sim->base);
@@ -1686,6 +1913,7 @@ int main(int argc, char **argv)
 	struct event_config *cfg;
 
 	gp_log_init(argv[0]);
+	sim->pd_pre = -1;
 	parse_opts(&sim->o, argc, argv);
 	signal(SIGPIPE, SIG_IGN);
 	gp_proc_raise_nofile();
@@ -1752,5 +1980,7 @@ int main(int argc, char **argv)
 	event_base_free(sim->base);
 	free(sim->b);
 	free(sim->o.speed);
+	free(sim->o.roles);
+	free(sim->role);
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "wire/prom.h"
+#include "sim/pd.h"
 #include "sim/router.h"
 #include "tap.h"
 
@@ -16,6 +17,62 @@ static uint64_t keyh(int k)
 
 	snprintf(s, sizeof(s), "key-%d", k);
 	return gp_router_key_hash(s, strlen(s));
+}
+
+static void test_pd(void)
+{
+	struct gp_router r;
+	int role[N] = { GP_ROLE_PREFILL, GP_ROLE_PREFILL, GP_ROLE_DECODE, GP_ROLE_DECODE };
+	long load[N] = { 0, 0, 5, 2 };
+	size_t prefix[N] = { 0, 3, 9, 0 };
+	struct gp_router_req q = { 1, keyh(1), prefix, load };
+	int pre, dec, h;
+
+	ok(gp_router_init(&r, GP_ROUTER_PD, N, 0, GP_ROUTER_OK) == 0, "pd init");
+	is_int(gp_router_policy_parse("pd"), GP_ROUTER_PD, "pd parses");
+	r.role = role;
+	h = gp_router_pick_pd(&r, &q, 0, &pre, &dec);
+	is_int(pre, 1, "pd: prefill on the prefill member with the longest cached prefix "
+	       "(a decode member's larger cache does not count)");
+	is_int(dec, 3, "pd: decode on the least loaded decode member");
+	is_int(h, 1, "pd: a cached prefix on the prefill member is a hit");
+	prefix[1] = 0;
+	load[0] = 4;
+	load[1] = 1;
+	h = gp_router_pick_pd(&r, &q, 0, &pre, &dec);
+	ok(pre == 1 && h == 0, "pd: no prefix cached: the least loaded prefill member, a miss");
+	is_int(gp_router_pick(&r, &q, NULL), 3, "gp_router_pick under pd gives the decode member");
+	is_int((long)r.routed[3], 3, "the decode member counts as routed");
+	is_int((long)r.prefilled[1], 3, "the prefill member counts as prefilled");
+	is_int((long)r.routed[1], 0, "a prefill member never counts as routed");
+	h = gp_router_pick_pd(&r, &q, 1, &pre, &dec);
+	ok(pre == 1 && dec == 1, "pd_fallback: served aggregated on the prefill member");
+	role[0] = role[1] = GP_ROLE_DECODE;
+	gp_router_pick_pd(&r, &q, 0, &pre, &dec);
+	ok(pre == -1 && dec == -1, "no member may prefill: -1, -1");
+	role[0] = GP_ROLE_BOTH;
+	role[1] = role[2] = role[3] = GP_ROLE_PREFILL;
+	gp_router_pick_pd(&r, &q, 0, &pre, &dec);
+	ok(pre >= 0 && dec == 0, "the only member that may decode is taken, even when it also prefills");
+	gp_router_release(&r);
+}
+
+static void test_pd_link(void)
+{
+	/* Llama 3 8B bf16: 2 x 32 layers x 8 KV heads x 128 x 2 B = 131072 B a token. */
+	struct gp_pd_link l = { 0.5, 100, 131072 };
+
+	is_dbl(gp_pd_xfer_bytes(&l, 2048), 2048.0 * 131072, 0, "2048 tokens: 256 MiB of KV");
+	/* 0.5 ms + 268435456 B x 8 / 100e9 b/s = 0.5 ms + 21.474836 ms */
+	is_int(gp_pd_xfer_ns(&l, 2048), 21974836, "2048 tokens at 100 Gbit/s: 21.97 ms");
+	is_int(gp_pd_xfer_ns(&l, 0), 500000, "no tokens: the fixed cost");
+	is_int(gp_pd_xfer_ns(&l, -3), 500000, "a negative count is 0");
+	is_int(gp_pd_role_parse("prefill"), GP_ROLE_PREFILL, "role prefill parses");
+	is_int(gp_pd_role_parse("decode"), GP_ROLE_DECODE, "role decode parses");
+	is_int(gp_pd_role_parse("both"), GP_ROLE_BOTH, "role both parses");
+	is_int(gp_pd_role_parse("mixed"), -1, "unknown role is -1");
+	ok(gp_pd_can_prefill(GP_ROLE_BOTH) && !gp_pd_can_prefill(GP_ROLE_DECODE) &&
+	   gp_pd_can_decode(GP_ROLE_BOTH) && !gp_pd_can_decode(GP_ROLE_PREFILL), "what each role may do");
 }
 
 static void test_names(void)
@@ -209,7 +266,7 @@ static void test_metrics(void)
 	ok(!p.err && gp_prom_parse(p.buf, p.len, cb, &s) == 0, "metrics parse");
 	ok(s.hits == 1 && s.miss_nm == 1 && s.mode_kv == 1 && s.mode_rr == 0 && s.routed1 == 1,
 	   "hits 1, no_match 1, mode kv, engine e1 routed 1");
-	is_int(s.n, 1 + 2 + 1 + 2 + 4, "every series written");
+	is_int(s.n, 1 + 2 + 1 + 2 + GP_ROUTER_NPOLICIES, "every series written (a mode gauge per policy)");
 	gp_prom_release(&p);
 	gp_router_release(&r);
 }
@@ -222,5 +279,7 @@ int main(void)
 	test_bounded();
 	test_kv();
 	test_metrics();
+	test_pd();
+	test_pd_link();
 	return done_testing();
 }

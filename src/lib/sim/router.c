@@ -6,9 +6,10 @@
 
 #include "base/hash.h"
 #include "wire/prom.h"
+#include "sim/pd.h"
 #include "sim/router.h"
 
-static const char *const policy_names[GP_ROUTER_NPOLICIES] = { "rr", "chash", "bounded", "kv" };
+static const char *const policy_names[GP_ROUTER_NPOLICIES] = { "rr", "chash", "bounded", "kv", "pd" };
 static const char *const miss_names[GP_ROUTER_NMISS] = { "no_match", "fallback" };
 
 int gp_router_policy_parse(const char *s)
@@ -76,7 +77,8 @@ int gp_router_init(struct gp_router *r, enum gp_router_policy policy, int n, dou
 	r->ring_hash = malloc(np * sizeof(*r->ring_hash));
 	r->ring_engine = malloc(np * sizeof(*r->ring_engine));
 	r->routed = calloc((size_t)n, sizeof(*r->routed));
-	if (!pt || !r->ring_hash || !r->ring_engine || !r->routed) {
+	r->prefilled = calloc((size_t)n, sizeof(*r->prefilled));
+	if (!pt || !r->ring_hash || !r->ring_engine || !r->routed || !r->prefilled) {
 		free(pt);
 		gp_router_release(r);
 		return -1;
@@ -99,9 +101,11 @@ void gp_router_release(struct gp_router *r)
 	free(r->ring_hash);
 	free(r->ring_engine);
 	free(r->routed);
+	free(r->prefilled);
 	r->ring_hash = NULL;
 	r->ring_engine = NULL;
 	r->routed = NULL;
+	r->prefilled = NULL;
 }
 
 /* Index of the first ring point with hash >= h (wrapping to 0). */
@@ -160,6 +164,64 @@ static int pick_kv(struct gp_router *r, const struct gp_router_req *q, int *hit)
 	return best;
 }
 
+static enum gp_pd_role role_of(const struct gp_router *r, int e)
+{
+	return r->role ? (enum gp_pd_role)r->role[e] : GP_ROLE_BOTH;
+}
+
+/* pd's prefill member: kv's rule among the engines that may prefill. */
+static int pick_prefill(const struct gp_router *r, const struct gp_router_req *q, size_t *bp)
+{
+	int best = -1;
+
+	*bp = 0;
+	for (int e = 0; e < r->n; e++) {
+		size_t p = q->prefix && r->fault != GP_ROUTER_KV_EVENTS_DOWN ? q->prefix[e] : 0;
+
+		if (!gp_pd_can_prefill(role_of(r, e)))
+			continue;
+		if (best < 0 || p > *bp || (p == *bp && q->load[e] < q->load[best])) {
+			best = e;
+			*bp = p;
+		}
+	}
+	return best;
+}
+
+/* pd's decode member: the least loaded that may decode, not pre if another can. */
+static int pick_decode(const struct gp_router *r, const struct gp_router_req *q, int pre)
+{
+	int best = -1;
+
+	for (int pass = 0; pass < 2 && best < 0; pass++)
+		for (int e = 0; e < r->n; e++) {
+			if (!gp_pd_can_decode(role_of(r, e)) || (pass == 0 && e == pre))
+				continue;
+			if (best < 0 || q->load[e] < q->load[best])
+				best = e;
+		}
+	return best;
+}
+
+int gp_router_pick_pd(struct gp_router *r, const struct gp_router_req *q, int fallback,
+		      int *pre, int *dec)
+{
+	size_t bp;
+
+	*pre = pick_prefill(r, q, &bp);
+	*dec = *pre < 0 ? -1 : fallback ? *pre : pick_decode(r, q, *pre);
+	if (*pre < 0 || *dec < 0)
+		return 0;
+	r->requests++;
+	r->routed[*dec]++;
+	r->prefilled[*pre]++;
+	if (bp > 0)
+		r->hits++;
+	else
+		r->miss[GP_MISS_NO_MATCH]++;
+	return bp > 0;
+}
+
 int gp_router_pick(struct gp_router *r, const struct gp_router_req *q, int *hit)
 {
 	int e, h = 0;
@@ -174,6 +236,14 @@ int gp_router_pick(struct gp_router *r, const struct gp_router_req *q, int *hit)
 	case GP_ROUTER_KV:
 		e = pick_kv(r, q, &h);
 		break;
+	case GP_ROUTER_PD: {
+		int pre, dec;
+
+		h = gp_router_pick_pd(r, q, 0, &pre, &dec);
+		if (hit)
+			*hit = h;
+		return dec < 0 ? 0 : dec;
+	}
 	default:
 		e = pick_rr(r);
 	}
@@ -213,6 +283,12 @@ void gp_router_metrics(const struct gp_router *r, struct gp_prom *p, const char 
 	for (int e = 0; e < r->n; e++)
 		gp_prom_sample(p, "gp_router_routed", "_total", NULL, "engine", engine[e],
 			       (double)r->routed[e]);
+	if (r->policy == GP_ROUTER_PD) {
+		gp_prom_family(p, "gp_router_prefilled", "counter", "Prefills sent to each engine (pd).");
+		for (int e = 0; e < r->n; e++)
+			gp_prom_sample(p, "gp_router_prefilled", "_total", NULL, "engine", engine[e],
+				       (double)r->prefilled[e]);
+	}
 	gp_prom_family(p, "gp_router_mode", "gauge", "The routing mode the router runs (1).");
 	for (int i = 0; i < GP_ROUTER_NPOLICIES; i++)
 		gp_prom_sample(p, "gp_router_mode", NULL, NULL, "mode", policy_names[i],

@@ -24,6 +24,12 @@
  *            loaded engine, then the lowest index.  A request routed to an
  *            engine that holds at least one block is a hit; any other is a
  *            miss with reason "no_match".
+ *   pd       disaggregated prefill/decode (sim/pd.h): the prefill member
+ *            is picked as kv picks, among the engines whose role may
+ *            prefill; the decode member is the least loaded engine whose
+ *            role may decode, other than the prefill member where there is
+ *            one (ties: lowest index).  gp_router_pick_pd gives both;
+ *            gp_router_pick gives the decode member.
  *
  * Faults (what real KV-aware gateways suffer):
  *   kv_events_down  the KV plane stops feeding the router: it sees no engine
@@ -33,6 +39,10 @@
  *   fallback the router could not reach the KV plane at start and runs rr
  *            instead, and says so: the mode gauge and gp_router_mode_name()
  *            give "rr"; every request counts a miss with reason "fallback".
+ *
+ * The pd_fallback fault (gp_router_pick_pd's `fallback`, drawn by the
+ * caller): the router serves the request aggregated on the prefill member,
+ * silently — the counters look as usual; only the receipt can tell.
  *
  * Ownership: gp_router_init allocates the ring (gp_router_release frees it);
  * the arrays passed to gp_router_pick stay the caller's.
@@ -44,7 +54,7 @@
 #include <stdint.h>
 
 enum gp_router_policy { GP_ROUTER_RR, GP_ROUTER_CHASH, GP_ROUTER_BOUNDED, GP_ROUTER_KV,
-			GP_ROUTER_NPOLICIES };
+			GP_ROUTER_PD, GP_ROUTER_NPOLICIES };
 enum gp_router_fault { GP_ROUTER_OK, GP_ROUTER_KV_EVENTS_DOWN, GP_ROUTER_FALLBACK };
 enum gp_router_miss { GP_MISS_NO_MATCH, GP_MISS_FALLBACK, GP_ROUTER_NMISS };
 
@@ -62,6 +72,8 @@ struct gp_router {
 	/* counters */
 	uint64_t requests, hits, miss[GP_ROUTER_NMISS];
 	uint64_t *routed;		/* [n] requests sent to each engine */
+	uint64_t *prefilled;		/* [n] pd: prefills sent to each engine */
+	const int *role;		/* pd: [n] enum gp_pd_role, borrowed (NULL: all both) */
 };
 
 /* The request as the router sees it. */
@@ -92,6 +104,16 @@ uint64_t gp_router_key_hash(const char *key, size_t len);
  * 1 for a cache hit (kv only), else 0. */
 int gp_router_pick(struct gp_router *r, const struct gp_router_req *q, int *hit);
 
+/*
+ * pd: the prefill member (*pre) and the decode member (*dec) for q, or -1
+ * when no engine may prefill or none may decode; updates the counters (the
+ * decode member counts as routed, the prefill member as prefilled).  With
+ * fallback set, *dec = *pre (the request is served aggregated).  Returns 1
+ * for a cache hit on the prefill member, else 0.
+ */
+int gp_router_pick_pd(struct gp_router *r, const struct gp_router_req *q, int fallback,
+		      int *pre, int *dec);
+
 /* The mode the router runs and reports: gp_router_policy_name(r->active). */
 const char *gp_router_mode_name(const struct gp_router *r);
 
@@ -103,6 +125,7 @@ struct gp_prom;
  *   gp_router_cache_misses_total{reason="…"}     counter  no_match, fallback
  *   gp_router_requests_total                    counter  requests routed
  *   gp_router_routed_total{engine="…"}           counter  per engine
+ *   gp_router_prefilled_total{engine="…"}        counter  pd: prefills per engine
  *   gp_router_mode{mode="…"}                     gauge    1 for the active mode,
  *                                                        0 for the others
  */
