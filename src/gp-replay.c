@@ -45,6 +45,7 @@
 #include "wire/scrape.h"
 #include "base/sig.h"
 #include "wire/openai.h"
+#include "wire/receipt.h"
 #include "wire/sse.h"
 #include "wire/stream.h"
 #include "wire/trace.h"
@@ -392,35 +393,6 @@ static void sanitize(char *s, size_t cap)
 	gp_oai_scrub(s, cap < 201 ? cap : 201, cfg.api_key);
 }
 
-/*
- * Prefill and decode endpoints of a receipt, in either shape:
- *   LoxiLB's disaggregated request id, echoed by vLLM as the completion id:
- *     [chatcmpl-|cmpl-]___prefill_addr_<ip:port>___decode_addr_<ip:port>_<uuid>
- *   a receipt header: prefill=<host:port>;decode=<host:port>  (gp-sim's)
- * Fills pre/dec and returns 0, or -1 when s has neither shape.
- */
-static int split_receipt(const char *s, char *pre, size_t plen, char *dec, size_t dlen)
-{
-	static const char P[] = "___prefill_addr_", D[] = "___decode_addr_";
-	const char *a = strstr(s, P), *b, *c;
-
-	if (!a) {
-		if (strncmp(s, "prefill=", 8) || !(b = strstr(s, ";decode=")) || b == s + 8 || !b[8])
-			return -1;
-		snprintf(pre, plen, "%.*s", (int)(b - s - 8), s + 8);
-		snprintf(dec, dlen, "%.*s", (int)strcspn(b + 8, ";"), b + 8);
-		return 0;
-	}
-	a += sizeof(P) - 1;
-	b = strstr(a, D);
-	if (!b || b == a)
-		return -1;
-	c = b + sizeof(D) - 1;
-	snprintf(pre, plen, "%.*s", (int)(b - a), a);
-	snprintf(dec, dlen, "%.*s", (int)strcspn(c, "_"), c);
-	return *dec ? 0 : -1;
-}
-
 static void tally(const struct req *r, const struct gp_stream_result *m);
 
 static void summary_add(const struct gp_stream *st, const struct gp_stream_result *m)
@@ -491,7 +463,8 @@ static void write_record(struct req *r)
 	sb_jstr(b, r->backend[0] ? r->backend : NULL);
 	sb_str(b, ",\"receipt\":");
 	sb_jstr(b, r->receipt[0] ? r->receipt : NULL);
-	split = r->receipt[0] && !split_receipt(r->receipt, pre, sizeof(pre), dec, sizeof(dec));
+	split = r->receipt[0] && gp_receipt_split(NULL, r->receipt, pre, sizeof(pre), dec,
+						    sizeof(dec)) == GP_RECEIPT_BOTH;
 	sb_str(b, ",\"prefill\":");
 	sb_jstr(b, split ? pre : NULL);
 	sb_str(b, ",\"decode\":");

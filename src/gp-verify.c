@@ -21,6 +21,7 @@
 #include "io/child.h"
 #include "cli/cli.h"
 #include "wire/fleet.h"
+#include "wire/receipt.h"
 #include "method/gate.h"
 #include "io/json.h"
 #include "base/log.h"
@@ -44,6 +45,7 @@ static const char usage[] =
 	"Usage: gp-verify validity [--strict] [-o FILE] [FILE...]\n"
 	"       gp-verify publish [--min-reps N] [--max-cv X] [--rep-cap N] [--fleet FILE]\n"
 	"                         [--deadline-s S] [--min-tpot-ms X] [--miss-ratio X]\n"
+	"                         [--delivery-min-share X]\n"
 	"                         [--min-floor-reps N] [--awk PATH] [--jq PATH] [--awk-dir DIR]\n"
 	"                         [--allow-missing health,probe,dual_proof] [--strict]\n"
 	"                         [--pass] [-q] [-o FILE] [FILE...]\n"
@@ -67,6 +69,8 @@ static const char usage[] =
 	"  --deadline-s S      request deadline when the run header has none (unit check)\n"
 	"  --min-tpot-ms X     median TPOT below X ms means a unit error (default 0.05)\n"
 	"  --miss-ratio X      miss counter delta / requests at or above X = fallback (0.9)\n"
+	"  --delivery-min-share X  share of a disaggregated arm's completed requests whose\n"
+	"                      receipt names a prefill and another decode member (1)\n"
 	"  --min-floor-reps N  noise-floor reps needed to resolve a difference (default 3)\n"
 	"  --awk PATH          awk for the integrity checks (default awk; mawk or gawk)\n"
 	"  --jq PATH           jq for flattening records (default jq)\n"
@@ -724,7 +728,7 @@ enum { EV_HEALTH, EV_PROBE, EV_DUAL, N_EV };
 struct popts {
 	int allow[N_EV];	/* --allow-missing */
 	long min_reps, rep_cap, min_floor_reps;
-	double max_cv, deadline_s, min_tpot_ms, miss_ratio;
+	double max_cv, deadline_s, min_tpot_ms, miss_ratio, delivery_min_share;
 	int have_deadline, strict, pass, quiet;
 	const char *fleet_path, *awk, *jq, *awk_dir, *output;
 };
@@ -750,12 +754,14 @@ struct prun {
 struct parm {
 	char *name;
 	long completed, receipts;
+	long rc[GP_RC_N];	/* completed requests by receipt class (proof.h) */
 };
 
 struct publish {
 	struct popts *opt;
 	struct gp_fleet fleet;
 	int have_fleet;
+	struct gp_receipt_fmt rfmt;	/* the fleet's receipt_regex, or the built-in shapes */
 	const char *metric[N_METRICS];
 	json_t *validity;	/* the last validity record, or NULL */
 	json_t *summaries;	/* arm_summary records, in order */
@@ -865,6 +871,29 @@ static void note_metrics(struct publish *p, const json_t *o, const struct at *w)
 	}
 }
 
+/* The class of a completed request's receipt (proof.h): its halves as
+ * gp-replay recorded them, else read from the receipt in the fleet's shape. */
+static int judge_receipt(const struct publish *p, const json_t *o, const char *receipt,
+			 const struct at *w)
+{
+	const char *pre = opt_str(o, "prefill", w), *dec = opt_str(o, "decode", w);
+	char pb[256], db[256];
+	int split;
+
+	if (!receipt || !*receipt)
+		return GP_RC_NONE;
+	if (!p->have_fleet)
+		return GP_RC_OK;	/* no fleet: the delivery proof is not checked */
+	if (pre && dec && !p->rfmt.have_re) {
+		snprintf(pb, sizeof(pb), "%s", pre);
+		snprintf(db, sizeof(db), "%s", dec);
+		split = GP_RECEIPT_BOTH;
+	} else {
+		split = gp_receipt_split(&p->rfmt, receipt, pb, sizeof(pb), db, sizeof(db));
+	}
+	return gp_delivery_judge(&p->fleet, split, pb, db);
+}
+
 static void note_publish_record(struct publish *p, const json_t *o, const struct at *w)
 {
 	const char *type = gp_json_type(o);
@@ -888,6 +917,7 @@ static void note_publish_record(struct publish *p, const json_t *o, const struct
 			receipt = opt_str(o, "receipt", w);
 			if (receipt && *receipt)
 				a->receipts++;
+			a->rc[judge_receipt(p, o, receipt, w)]++;
 		}
 	} else if (!strcmp(type, "run_end")) {
 		const char *run = opt_str(o, "run", w);
@@ -1359,8 +1389,9 @@ static void arm_proofs(struct publish *p, const struct parm *arm, struct gp_proo
 	runs = arm_runs(p, arm->name, &n);
 	gp_decision_proof(fa->routes_by_cache, &m, runs, n, p->opt->miss_ratio, dec);
 	free(runs);
-	gp_delivery_proof(gp_proof_expects_receipt(fa->disaggregated, p->fleet.receipt_header != NULL),
-			  arm->completed, arm->receipts, del);
+	gp_delivery_proof_judged(gp_proof_expects_receipt(fa->disaggregated,
+							  p->fleet.receipt_header != NULL),
+				 arm->rc, p->opt->delivery_min_share, del);
 }
 
 static void dual_proof(struct publish *p, struct gp_out *out)
@@ -1593,6 +1624,7 @@ static int publish_args(int argc, char **argv, struct popts *opt)
 		{ "deadline-s", required_argument, NULL, 'd' },
 		{ "min-tpot-ms", required_argument, NULL, 't' },
 		{ "miss-ratio", required_argument, NULL, 'r' },
+		{ "delivery-min-share", required_argument, NULL, 'D' },
 		{ "min-floor-reps", required_argument, NULL, 'F' },
 		{ "awk", required_argument, NULL, 'a' },
 		{ "jq", required_argument, NULL, 'j' },
@@ -1620,6 +1652,9 @@ static int publish_args(int argc, char **argv, struct popts *opt)
 			break;
 		case 't': opt->min_tpot_ms = gp_opt_double("--min-tpot-ms", optarg, 0, 1e9); break;
 		case 'r': opt->miss_ratio = gp_opt_double("--miss-ratio", optarg, 1e-9, 1e9); break;
+		case 'D':
+			opt->delivery_min_share = gp_opt_double("--delivery-min-share", optarg, 0, 1);
+			break;
 		case 'F': opt->min_floor_reps = gp_opt_long("--min-floor-reps", optarg, 2, 1000000); break;
 		case 'a': opt->awk = optarg; break;
 		case 'j': opt->jq = optarg; break;
@@ -1648,6 +1683,8 @@ static void publish_init(struct publish *p)
 		if (gp_fleet_load(&p->fleet, p->opt->fleet_path, err, sizeof(err)))
 			gp_die_at(GP_EXIT_DATAERR, p->opt->fleet_path, 0, "%s", err);
 		p->have_fleet = 1;
+		if (gp_receipt_fmt_init(&p->rfmt, p->fleet.receipt_regex, err, sizeof(err)))
+			gp_die_at(GP_EXIT_DATAERR, p->opt->fleet_path, 0, "field 'receipt_regex': %s", err);
 		p->metric[M_HIT] = p->fleet.cache_hit_metric;
 		p->metric[M_MISS] = p->fleet.miss_metric;
 	}
@@ -1754,15 +1791,17 @@ static void publish_release(struct publish *p)
 	json_decref(p->probes);
 	json_decref(p->knees);
 	json_decref(p->slo);
-	if (p->have_fleet)
+	if (p->have_fleet) {
 		gp_fleet_release(&p->fleet);
+		gp_receipt_fmt_release(&p->rfmt);
+	}
 }
 
 static int cmd_publish(int argc, char **argv)
 {
 	struct popts opt = {
 		.min_reps = 5, .max_cv = 0.10, .rep_cap = 0, .min_floor_reps = 3,
-		.min_tpot_ms = 0.05, .miss_ratio = 0.9, .awk = "awk", .jq = "jq",
+		.min_tpot_ms = 0.05, .miss_ratio = 0.9, .delivery_min_share = 1, .awk = "awk", .jq = "jq",
 	};
 	struct publish p = { .opt = &opt };
 	struct gp_out out;

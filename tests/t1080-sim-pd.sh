@@ -23,6 +23,7 @@ start_pd() {
 start_pd fast || fail_all "gp-sim did not start"
 start_pd slow --kv-link-gbps 0.1 || fail_all "gp-sim did not start (slow link)"
 start_pd fb --fault pd_fallback=1 || fail_all "gp-sim did not start (pd_fallback)"
+start_pd fq --fault pd_fallback=0.25 --seed 3 || fail_all "gp-sim did not start (pd_fallback=0.25)"
 
 # 8 requests, 2 keys: 512-token prompts (32 full blocks of 16) of which 480
 # are the key's prefix.  A decode member finds all 32 blocks in its cache
@@ -97,6 +98,36 @@ test_expect_success 'a client gone while its KV is on the link: no crash, a trut
 	grep -q "client_closed" truth-slow &&
 	gp-replay --url "http://127.0.0.1:$R_slow" --model gp-sim --arm pd --rep 1 <one >r1 2>/dev/null &&
 	jq -e "select(.type==\"run_end\") | .ok == 1" r1
+'
+# The fleet file of a pd router: its members with their roles, the arm
+# disaggregated, the receipt header the router writes.
+pd_fleet() { # NAME
+	eval "_p=\$P_$1 _r=\$R_$1"
+	jq -n --arg p "$_p" --arg r "$_r" '{model: "gp-sim", vips: [{name: "vip", url: "http://127.0.0.1:\($r)"}],
+		backends: [range(4) as $i | {name: "b\($i + 1)", url: "http://127.0.0.1:\(($p | tonumber) + $i)",
+			role: (if $i < 2 then "prefill" else "decode" end)}],
+		receipt_header: "x-gp-receipt", backend_header: "x-gp-backend",
+		arms: [{name: "pd", expect: "concentrate", routes_by_cache: true, disaggregated: true, up_cmd: "true"}]}'
+}
+delivery() { # RUNFILE FLEET: the dual_proof record's delivery half
+	gp-verify validity "$1" | gp-verify publish -q --fleet "$2" 2>/dev/null |
+		jq -r 'select(.type=="dual_proof") | "\(.delivery_ok) \(.detail)"'
+}
+test_expect_success 'the delivery proof holds on the pd router: every receipt names a prefill and another decode member' '
+	pd_fleet fast >fleet-fast.json && delivery run fleet-fast.json >d && cat d &&
+	grep -q "^true .*8 (100.0 %) name a prefill member and another decode member" d
+'
+test_expect_success 'pd_fallback caught by the delivery proof, with the share of bad receipts named' '
+	pd_fleet fb >fleet-fb.json && delivery runf fleet-fb.json >d && cat d &&
+	grep -q "^false .*0 (0.0 %) name a prefill member and another decode member (100 % needed); bad receipts: [0-9]* no decode half, [0-9]* one member for both halves" d &&
+	gp-trace synth --requests 40 --rate-rps 40 --seed 9 --keys 2 --prefix-tokens 32 --block-tokens 16 \
+		--input-tokens 48 --output-tokens 4 >t40 &&
+	gp-replay --url "http://127.0.0.1:$R_fq" --model gp-sim --arm pd --rep 1 --receipt-header x-gp-receipt \
+		--backend-header x-gp-backend <t40 >runq 2>/dev/null &&
+	good=$(jq -s "[.[] | select(.type==\"request\" and .prefill != null and .prefill != .decode)] | length" runq) &&
+	pd_fleet fq >fleet-fq.json && delivery runq fleet-fq.json >d && cat d &&
+	test "$good" -gt 20 && test "$good" -lt 40 &&
+	grep -q "^false .*; $good ([0-9.]* %) name a prefill member and another decode member (100 % needed); bad receipts: " d
 '
 test_expect_code 2 '--policy pd with no member that may decode: a usage error' '
 	gp-sim --port 1 --backends 2 --roles prefill --router 9 --policy pd 2>err; rc=$?;

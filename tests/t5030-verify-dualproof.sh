@@ -83,6 +83,58 @@ test_expect_code 1 'missing receipts on a disaggregated arm fail the delivery pr
 	reasons out | grep -q "^dual_proof: arm cache: delivery: 3[0-9]* of 189 completed requests carried a receipt" && exit $rc
 '
 
+# Receipts judged against the fleet (issue: a receipt naming one engine
+# twice used to pass): roles from the fleet, members by name or host:port.
+FPD=$(jq -c ".backends[0].role=\"prefill\" | .backends[1].role=\"decode\"" "$F")
+echo "$FPD" >fpd
+# rewrite RECEIPT [SHARE]: the cache arm's receipts of requests whose id ends
+# in 3 or 7 (about a fifth) replaced by RECEIPT.
+rewrite() { jq -c --arg r "$1" "if .type==\"request\" and .arm==\"cache\" and (.id|test(\"[37]\$\")) then .receipt=\$r else . end" "$R"; }
+test_expect_success 'roles prefill b1, decode b2: receipts prefill=b1;decode=b2 pass' '
+	back "$R" fpd >out && test "$(dp out cache | cut -d" " -f2)" = true &&
+	det out cache | grep -q "189 (100.0 %) name a prefill member and another decode member (100 % needed)"
+'
+test_expect_code 1 'a receipt naming one member for both halves (aggregated) fails, with the share named' '
+	rewrite "prefill=b1;decode=b1" >r && back r fpd >out;
+	rc=$?; test "$(dp out cache | cut -d" " -f2)" = false &&
+	reasons out | grep "delivery:" | grep -q "([0-9.]* %) name a prefill member and another decode member (100 % needed); bad receipts: [0-9]* one member for both halves" &&
+	exit $rc
+'
+test_expect_code 1 'a receipt lacking the decode half fails' '
+	rewrite "prefill=b1" >r && back r fpd >out;
+	rc=$?; reasons out | grep -q "bad receipts: [0-9]* no decode half" && exit $rc
+'
+test_expect_code 1 'halves swapped (decode on the prefill member): the wrong role' '
+	rewrite "prefill=b2;decode=b1" >r && back r fpd >out;
+	rc=$?; reasons out | grep -q "bad receipts: [0-9]* a member in the wrong role" && exit $rc
+'
+test_expect_code 1 'a member that is no backend of the fleet, and a receipt in no known shape' '
+	jq -c "if .type==\"request\" and .id==\"cache-r1-3\" then .receipt=\"prefill=10.9.9.9:1;decode=b2\" elif .type==\"request\" and .id==\"cache-r1-7\" then .receipt=\"garbage\" else . end" "$R" >r &&
+	back r fpd >out;
+	rc=$?; reasons out | grep -q "bad receipts: 1 unreadable, 1 a member not in the fleet" && exit $rc
+'
+test_expect_success 'members by host:port (LoxiLB request-id shape) and --delivery-min-share' '
+	jq -c "if .type==\"request\" and .arm==\"cache\" and .receipt then .receipt=\"cmpl-___prefill_addr_127.0.0.1:9001___decode_addr_127.0.0.1:9002_abc\" else . end" "$R" >r &&
+	back r fpd >out && test "$(dp out cache | cut -d" " -f2)" = true &&
+	rewrite "prefill=b1;decode=b1" >r2 &&
+	bad=$(jq -s "[.[] | select(.type==\"request\" and .arm==\"cache\" and (.outcome==\"ok\" or .outcome==\"single_token\") and .receipt==\"prefill=b1;decode=b1\")] | length" r2) &&
+	echo "# $bad of 189 aggregated" && test "$bad" -gt 10 &&
+	back r2 fpd --delivery-min-share 0.7 >out && test "$(dp out cache | cut -d" " -f2)" = true
+'
+test_expect_success 'receipt_regex: a gateway shape of its own (two groups: prefill, then decode)' '
+	jq ".receipt_regex=\"^P=([^ ]+) D=([^ ]*)\$\"" fpd >frx &&
+	jq -c "if .type==\"request\" and .arm==\"cache\" and .receipt then .receipt=\"P=127.0.0.1:9001 D=b2\" else . end" "$R" >r &&
+	back r frx >out && test "$(dp out cache | cut -d" " -f2)" = true &&
+	rewrite "P=b1 D=" >r2 && { back r2 frx >out; test $? = 1; } &&
+	reasons out | grep -q "no decode half"
+'
+test_expect_code 65 'a receipt_regex that does not compile, or has one group: the fleet file is named' '
+	jq ".receipt_regex=\"(a\"" fpd >fbad && back "$R" fbad >out 2>err;
+	rc=$?; grep -q "fbad: field .receipt_regex.: .(a. is not an extended regular expression" err &&
+	jq ".receipt_regex=\"P=(.*)\"" fpd >fbad1 && { back "$R" fbad1 >out 2>err; test $? = 65; } &&
+	grep -q "has 1 groups; it needs two" err && exit $rc
+'
+
 test_expect_success 'receipt_header set and no disaggregated field: receipts expected on every arm' '
 	jq ".receipt_header=\"x-receipt\" | .arms[1] |= del(.disaggregated)" "$F" >f &&
 	back "$R" f >out; test $? = 1 &&

@@ -111,7 +111,12 @@ D=$GP_TOP/tests/data/verify
 lox() { sed -e 's/"cache"/"pd"/g' \
 	    -e 's/gw_cache_hits_total{mode=\\"[a-z]*\\"}/loxilb_pd_kv_tier15_hits_total{ep_idx=\\"0\\"}/g' \
 	    -e 's/gw_cache_miss_total{reason=\\"no_key\\"}/loxilb_pd_kv_tier15_miss_reason_total{reason=\\"no_worker\\"}/g' "$1"; }
-lox $D/runs.ndjson >runs.ndjson; lox $D/analysis.ndjson >analysis.ndjson
+# The receipts name the fleet's p1 and d1 (by name: here every member is
+# 127.0.0.1 on one port, so host:port cannot tell them apart; on LoxiLB's
+# fleet they are distinct IPs), judged against the fleet's roles.
+LR="prefill=p1;decode=d1"
+lox $D/runs.ndjson | sed "s/\"receipt\":\"prefill=b1;decode=b2\"/\"receipt\":\"$LR\"/g" >runs.ndjson
+lox $D/analysis.ndjson >analysis.ndjson
 dp() { jq -r 'select(.type == "dual_proof" and .arm == "pd") | "\(.decision_ok) \(.delivery_ok) \(.evidence) \(.delivery_evidence)"' "$1"; }
 back() { gp-verify validity "$1" | cat - analysis.ndjson | gp-verify publish -q --fleet fleet-pd.json >v.out 2>v.err; }
 

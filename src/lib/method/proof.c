@@ -3,10 +3,13 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "method/gate.h"
 #include "base/log.h"
 #include "method/proof.h"
+#include "wire/fleet.h"
+#include "wire/receipt.h"
 
 /* Sums over the runs that have snapshots of the hit counter in use. */
 struct tally {
@@ -99,4 +102,92 @@ void gp_delivery_proof(int expects_receipt, long completed, long receipts, struc
 		out->detail = gp_xasprintf("%ld of %ld completed requests carried a receipt", receipts,
 					completed);
 	}
+}
+
+static const char *const rc_names[GP_RC_N] = {
+	"ok", "no receipt", "unreadable", "no decode half", "one member for both halves",
+	"a member not in the fleet", "a member in the wrong role"
+};
+
+const char *gp_receipt_class_name(int c)
+{
+	return (unsigned)c < GP_RC_N ? rc_names[c] : "?";
+}
+
+/* host:port of a URL ("http://h:p/x" → "h:p"), in buf. */
+static const char *url_hostport(const char *url, char *buf, size_t cap)
+{
+	const char *a = url ? strstr(url, "://") : NULL;
+
+	a = a ? a + 3 : url ? url : "";
+	snprintf(buf, cap, "%.*s", (int)strcspn(a, "/"), a);
+	return buf;
+}
+
+static const struct gp_fleet_backend *member(const struct gp_fleet *f, const char *x)
+{
+	char hp[300];
+
+	for (size_t i = 0; i < f->n_backends; i++)
+		if (f->backends[i].name && !strcmp(f->backends[i].name, x))
+			return &f->backends[i];
+	for (size_t i = 0; i < f->n_backends; i++)
+		if (!strcmp(url_hostport(f->backends[i].url, hp, sizeof(hp)), x))
+			return &f->backends[i];
+	return NULL;
+}
+
+static int may(const struct gp_fleet_backend *b, const char *half)
+{
+	return !b->role || !strcmp(b->role, "both") || !strcmp(b->role, half);
+}
+
+int gp_delivery_judge(const struct gp_fleet *f, int split, const char *pre, const char *dec)
+{
+	const struct gp_fleet_backend *p, *d;
+
+	if (split < GP_RECEIPT_NONE)
+		return GP_RC_NONE;
+	if (split == GP_RECEIPT_NONE)
+		return GP_RC_UNREAD;
+	if (!(p = member(f, pre)))
+		return GP_RC_UNKNOWN;
+	if (split == GP_RECEIPT_PREFILL_ONLY)
+		return GP_RC_NO_DECODE;
+	if (!(d = member(f, dec)))
+		return GP_RC_UNKNOWN;
+	if (p == d)
+		return GP_RC_SAME;
+	if (!may(p, "prefill") || !may(d, "decode"))
+		return GP_RC_ROLE;
+	return GP_RC_OK;
+}
+
+void gp_delivery_proof_judged(int expects_receipt, const long counts[GP_RC_N], double min_share,
+			      struct gp_proof *out)
+{
+	long completed = 0, carried;
+	char *bad = NULL, *t;
+
+	for (int c = 0; c < GP_RC_N; c++)
+		completed += counts[c];
+	carried = completed - counts[GP_RC_NONE];
+	gp_delivery_proof(expects_receipt, completed, carried, out);
+	if (strcmp(out->evidence, "receipt"))
+		return;		/* not applicable, or nothing completed */
+	for (int c = 1; c < GP_RC_N; c++) {
+		if (!counts[c])
+			continue;
+		t = gp_xasprintf("%s%s%ld %s", bad ? bad : "", bad ? ", " : "", counts[c], rc_names[c]);
+		free(bad);
+		bad = t;
+	}
+	out->ok = (double)counts[GP_RC_OK] >= min_share * (double)completed;
+	t = gp_xasprintf("%s; %ld (%.1f %%) name a prefill member and another decode member "
+			 "(%g %% needed)%s%s", out->detail, counts[GP_RC_OK],
+			 100.0 * (double)counts[GP_RC_OK] / (double)completed, 100 * min_share,
+			 bad ? "; bad receipts: " : "", bad ? bad : "");
+	free(out->detail);
+	out->detail = t;
+	free(bad);
 }

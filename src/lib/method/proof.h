@@ -16,8 +16,13 @@
  *     counter moved in every such run and, with a gateway miss counter, no
  *     run's misses reached miss_ratio × attempted (gp_gate_miss_climb).
  *   delivery — for an arm that expects receipts (gp_proof_expects_receipt):
- *     every completed (ok or single-token) request carried a non-empty
- *     receipt.
+ *     each completed (ok or single-token) request's receipt is judged
+ *     against the fleet file (gp_delivery_judge): it must name a prefill
+ *     member whose role may prefill (prefill or both) and a different
+ *     member whose role may decode (decode or both), each a backend of the
+ *     fleet by name or by its URL's host:port.  The proof holds when the
+ *     share of completed requests whose receipt is good is at least
+ *     min_share (gp-verify --delivery-min-share, default 1: every one).
  * Evidence that is absent gives ok = GP_PROOF_UNKNOWN with evidence
  * "not_checked"; an arm that needs no proof gets "not_applicable".
  *
@@ -69,5 +74,38 @@ int gp_proof_expects_receipt(int disaggregated, int fleet_has_receipt_header);
 
 /* The delivery proof of one arm: receipts of its completed requests. */
 void gp_delivery_proof(int expects_receipt, long completed, long receipts, struct gp_proof *out);
+
+/* How one completed request's receipt stands against the fleet. */
+enum gp_receipt_class {
+	GP_RC_OK,		/* a prefill member and a different decode member */
+	GP_RC_NONE,		/* no receipt */
+	GP_RC_UNREAD,		/* a receipt in no shape the reader knows */
+	GP_RC_NO_DECODE,	/* a prefill half and no decode half */
+	GP_RC_SAME,		/* one member for both halves (aggregated) */
+	GP_RC_UNKNOWN,		/* a member that is no backend of the fleet */
+	GP_RC_ROLE,		/* a member whose role may not do its half */
+	GP_RC_N
+};
+/* "ok", "no receipt", "unreadable", "no decode half", "one member for both
+ * halves", "a member not in the fleet", "a member in the wrong role". */
+const char *gp_receipt_class_name(int c);
+
+struct gp_fleet;
+/*
+ * Judge a receipt: split is gp_receipt_split's result (wire/receipt.h), or
+ * GP_RECEIPT_NONE - 1 (-2) when the request carried no receipt; pre and dec
+ * the halves.  Members are matched by backend name, then by the host:port of
+ * the backend's url.
+ */
+int gp_delivery_judge(const struct gp_fleet *f, int split, const char *pre, const char *dec);
+
+/*
+ * The delivery proof from the judged receipts of an arm's completed
+ * requests: counts[c] requests of each class (their sum is the completed
+ * count).  OK when counts[GP_RC_OK] / completed >= min_share; the detail
+ * names the share and each bad class with its count.
+ */
+void gp_delivery_proof_judged(int expects_receipt, const long counts[GP_RC_N], double min_share,
+			      struct gp_proof *out);
 
 #endif

@@ -275,6 +275,7 @@ int gp_fleet_parse(struct gp_fleet *f, json_t *root, char *err, size_t errlen)
 	    opt_long(root, "context_length", "", 1, &f->context_length, err, errlen) ||
 	    opt_header(root, "key_header", &f->key_header, err, errlen) ||
 	    opt_header(root, "receipt_header", &f->receipt_header, err, errlen) ||
+	    opt_str(root, "receipt_regex", "", &f->receipt_regex, err, errlen) ||
 	    opt_header(root, "backend_header", &f->backend_header, err, errlen) ||
 	    (gw && (opt_str(gw, "metrics_url", "gateway.", &f->gateway_metrics_url, err, errlen) ||
 		    opt_str(gw, "cache_hit_metric", "gateway.", &f->cache_hit_metric, err, errlen) ||

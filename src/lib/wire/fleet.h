@@ -60,6 +60,7 @@ struct gp_fleet {
 	size_t n_inflight_metrics;
 	const char *key_header;		/* may be NULL */
 	const char *receipt_header;	/* may be NULL */
+	const char *receipt_regex;	/* the receipt's shape (wire/receipt.h), may be NULL */
 	const char *backend_header;	/* response header naming the backend
 					 * that served a request; may be NULL */
 	const char *gateway_metrics_url;	/* gateway.metrics_url, may be NULL */
