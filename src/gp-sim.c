@@ -70,7 +70,7 @@ static const char usage[] =
 "              [--kv-bytes-per-token N]\n"
 "              [--receipt-header NAME] [--fault KIND=PROB ...] [--truth FILE]\n"
 "              [--max-unsent-kb N] [--tokens-per-chunk K] [--seed S] [--stats]\n"
-"              [--router PORT [--policy rr|chash|bounded|kv|pd] [--balance-factor F]\n"
+"              [--router PORT [--policy rr|chash|bounded|kv|pd|pd_rr] [--balance-factor F]\n"
 "               [--router-fault kv_events_down|fallback]] [--help] [--version]\n"
 "\n"
 "  -p, --port P             first port; backend i listens on P+i\n"
@@ -116,7 +116,8 @@ static const char usage[] =
 "                           x-gp-cache-key header), bounded (chash with bounded\n"
 "                           loads), kv (longest cached prefix; default) or pd\n"
 "                           (prefill on the prefill member kv would pick, decode on\n"
-"                           the least loaded decode member; --roles)\n"
+"                           the least loaded decode member; --roles) or pd_rr (each\n"
+"                           half round robin over its members: a pd floor)\n"
 "      --balance-factor F   bounded: no engine above F times the mean load (1.25)\n"
 "      --router-fault F     kv_events_down (kv silently degrades to round robin)\n"
 "                           or fallback (the router starts in rr and says so)\n"
@@ -1431,7 +1432,7 @@ static void on_router_request(struct evhttp_request *req, void *arg)
 			for (int i = 0; i < sim->nb; i++)
 				router_view(&sim->b[i], &t, &load[i], &prefix[i]);
 			free(t.keys);
-			if (sim->router.active == GP_ROUTER_PD)
+			if (sim->router.active == GP_ROUTER_PD || sim->router.active == GP_ROUTER_PD_RR)
 				e = router_pick_pd(sim, req, &q);
 			else
 				e = gp_router_pick(&sim->router, &q, NULL);
@@ -1763,7 +1764,7 @@ static void check_opts(const struct opts *o)
 		gp_usage_error("--router %ld is one of the engines' ports", o->router_port);
 	if (o->decode_ms + o->decode_ms_per_seq <= 0)
 		gp_usage_error("--decode-ms and --decode-ms-per-seq cannot both be 0");
-	if (o->policy == GP_ROUTER_PD && o->router_port) {
+	if ((o->policy == GP_ROUTER_PD || o->policy == GP_ROUTER_PD_RR) && o->router_port) {
 		int pre = 0, dec = 0;
 
 		for (long i = 0; i < o->backends; i++) {
@@ -1774,7 +1775,7 @@ static void check_opts(const struct opts *o)
 			gp_usage_error("--policy pd: --roles gives no engine that may %s",
 				       pre ? "decode" : "prefill");
 	}
-	if (o->pd_fallback_p > 0 && o->policy != GP_ROUTER_PD)
+	if (o->pd_fallback_p > 0 && o->policy != GP_ROUTER_PD && o->policy != GP_ROUTER_PD_RR)
 		gp_usage_error("--fault pd_fallback needs --router with --policy pd");
 }
 
@@ -1820,7 +1821,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		case O_ROUTER: o->router_port = gp_opt_long("--router", optarg, 1, 65535); break;
 		case O_POLICY:
 			if ((o->policy = gp_router_policy_parse(optarg)) < 0)
-				gp_usage_error("--policy: '%s' is not rr, chash, bounded, kv or pd", optarg);
+				gp_usage_error("--policy: '%s' is not rr, chash, bounded, kv, pd or pd_rr", optarg);
 			break;
 		case O_BALANCE: o->balance = gp_opt_double("--balance-factor", optarg, 1.000001, 100); break;
 		case O_RFAULT:

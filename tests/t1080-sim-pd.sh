@@ -24,6 +24,7 @@ start_pd fast || fail_all "gp-sim did not start"
 start_pd slow --kv-link-gbps 0.1 || fail_all "gp-sim did not start (slow link)"
 start_pd fb --fault pd_fallback=1 || fail_all "gp-sim did not start (pd_fallback)"
 start_pd fq --fault pd_fallback=0.25 --seed 3 || fail_all "gp-sim did not start (pd_fallback=0.25)"
+start_pd rr --policy pd_rr || fail_all "gp-sim did not start (pd_rr)"
 
 # 8 requests, 2 keys: 512-token prompts (32 full blocks of 16) of which 480
 # are the key's prefix.  A decode member finds all 32 blocks in its cache
@@ -128,6 +129,16 @@ test_expect_success 'pd_fallback caught by the delivery proof, with the share of
 	pd_fleet fq >fleet-fq.json && delivery runq fleet-fq.json >d && cat d &&
 	test "$good" -gt 20 && test "$good" -lt 40 &&
 	grep -q "^false .*; $good ([0-9.]* %) name a prefill member and another decode member (100 % needed); bad receipts: " d
+'
+test_expect_success 'pd_rr, the floor: each half in turn over its members, blind to the cache (4 and 4 prefills)' '
+	replay rr runr &&
+	test "$(jq -s "[.[] | select(.type==\"request\" and .outcome==\"ok\")] | length" runr)" = 8 &&
+	jq -r "select(.type==\"request\") | .prefill" runr | sort | uniq -c | awk "{print \$1}" | sort -u >c &&
+	test "$(cat c)" = 4 &&
+	jq -r "select(.type==\"request\") | .decode" runr | sort | uniq -c | awk "{print \$1}" | sort -u >c &&
+	test "$(cat c)" = 4 &&
+	pd_fleet rr >fleet-rr.json && delivery runr fleet-rr.json | grep -q "^true " &&
+	curl -s "http://127.0.0.1:$R_rr/metrics" | grep -q "^gp_router_mode{mode=\"pd_rr\"} 1$"
 '
 test_expect_code 2 '--policy pd with no member that may decode: a usage error' '
 	gp-sim --port 1 --backends 2 --roles prefill --router 9 --policy pd 2>err; rc=$?;

@@ -57,6 +57,28 @@ static void test_pd(void)
 	gp_router_release(&r);
 }
 
+static void test_pd_rr(void)
+{
+	struct gp_router r;
+	int role[N] = { GP_ROLE_PREFILL, GP_ROLE_DECODE, GP_ROLE_PREFILL, GP_ROLE_DECODE };
+	long load[N] = { 0, 9, 0, 0 };
+	size_t prefix[N] = { 9, 0, 0, 0 };
+	struct gp_router_req q = { 1, keyh(1), prefix, load };
+	int pre[4], dec[4];
+
+	ok(gp_router_init(&r, GP_ROUTER_PD_RR, N, 0, GP_ROUTER_OK) == 0, "pd_rr init");
+	r.role = role;
+	for (int i = 0; i < 4; i++)
+		gp_router_pick_pd(&r, &q, 0, &pre[i], &dec[i]);
+	ok(pre[0] == 0 && pre[1] == 2 && pre[2] == 0 && pre[3] == 2,
+	   "pd_rr: prefill members in turn, blind to the cache");
+	ok(dec[0] == 1 && dec[1] == 3 && dec[2] == 1 && dec[3] == 3,
+	   "pd_rr: decode members in turn, blind to the load");
+	is_int((long)r.hits, 0, "pd_rr counts no hits");
+	is_str(gp_router_mode_name(&r), "pd_rr", "mode pd_rr");
+	gp_router_release(&r);
+}
+
 static void test_pd_link(void)
 {
 	/* Llama 3 8B bf16: 2 x 32 layers x 8 KV heads x 128 x 2 B = 131072 B a token. */
@@ -280,6 +302,7 @@ int main(void)
 	test_kv();
 	test_metrics();
 	test_pd();
+	test_pd_rr();
 	test_pd_link();
 	return done_testing();
 }

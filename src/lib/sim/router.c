@@ -9,7 +9,7 @@
 #include "sim/pd.h"
 #include "sim/router.h"
 
-static const char *const policy_names[GP_ROUTER_NPOLICIES] = { "rr", "chash", "bounded", "kv", "pd" };
+static const char *const policy_names[GP_ROUTER_NPOLICIES] = { "rr", "chash", "bounded", "kv", "pd", "pd_rr" };
 static const char *const miss_names[GP_ROUTER_NMISS] = { "no_match", "fallback" };
 
 int gp_router_policy_parse(const char *s)
@@ -203,11 +203,39 @@ static int pick_decode(const struct gp_router *r, const struct gp_router_req *q,
 	return best;
 }
 
+/* pd_rr: the next engine after the cursor that may do the half (and, for
+ * the decode, is not avoid, where another may); -1 if none may. */
+static int pick_next(const struct gp_router *r, uint64_t *cursor, int decode, int avoid)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < r->n; k++) {
+			int e = (int)((*cursor + (uint64_t)k) % (uint64_t)r->n);
+			enum gp_pd_role ro = role_of(r, e);
+
+			if (!(decode ? gp_pd_can_decode(ro) : gp_pd_can_prefill(ro)) ||
+			    (pass == 0 && e == avoid))
+				continue;
+			*cursor = (uint64_t)e + 1;
+			return e;
+		}
+	return -1;
+}
+
 int gp_router_pick_pd(struct gp_router *r, const struct gp_router_req *q, int fallback,
 		      int *pre, int *dec)
 {
-	size_t bp;
+	size_t bp = 0;
 
+	if (r->policy == GP_ROUTER_PD_RR) {
+		*pre = pick_next(r, &r->rr_pre, 0, -1);
+		*dec = *pre < 0 ? -1 : fallback ? *pre : pick_next(r, &r->rr_dec, 1, *pre);
+		if (*pre < 0 || *dec < 0)
+			return 0;
+		r->requests++;
+		r->routed[*dec]++;
+		r->prefilled[*pre]++;
+		return 0;
+	}
 	*pre = pick_prefill(r, q, &bp);
 	*dec = *pre < 0 ? -1 : fallback ? *pre : pick_decode(r, q, *pre);
 	if (*pre < 0 || *dec < 0)
@@ -236,7 +264,8 @@ int gp_router_pick(struct gp_router *r, const struct gp_router_req *q, int *hit)
 	case GP_ROUTER_KV:
 		e = pick_kv(r, q, &h);
 		break;
-	case GP_ROUTER_PD: {
+	case GP_ROUTER_PD:
+	case GP_ROUTER_PD_RR: {
 		int pre, dec;
 
 		h = gp_router_pick_pd(r, q, 0, &pre, &dec);
@@ -283,7 +312,7 @@ void gp_router_metrics(const struct gp_router *r, struct gp_prom *p, const char 
 	for (int e = 0; e < r->n; e++)
 		gp_prom_sample(p, "gp_router_routed", "_total", NULL, "engine", engine[e],
 			       (double)r->routed[e]);
-	if (r->policy == GP_ROUTER_PD) {
+	if (r->policy == GP_ROUTER_PD || r->policy == GP_ROUTER_PD_RR) {
 		gp_prom_family(p, "gp_router_prefilled", "counter", "Prefills sent to each engine (pd).");
 		for (int e = 0; e < r->n; e++)
 			gp_prom_sample(p, "gp_router_prefilled", "_total", NULL, "engine", engine[e],

@@ -30,6 +30,10 @@
  *            role may decode, other than the prefill member where there is
  *            one (ties: lowest index).  gp_router_pick_pd gives both;
  *            gp_router_pick gives the decode member.
+ *   pd_rr    disaggregated, blind: the prefill member round robin among
+ *            those that may prefill, the decode member round robin among
+ *            those that may decode (other than the prefill member where
+ *            possible) — the floor arm of a pd campaign.
  *
  * Faults (what real KV-aware gateways suffer):
  *   kv_events_down  the KV plane stops feeding the router: it sees no engine
@@ -54,7 +58,7 @@
 #include <stdint.h>
 
 enum gp_router_policy { GP_ROUTER_RR, GP_ROUTER_CHASH, GP_ROUTER_BOUNDED, GP_ROUTER_KV,
-			GP_ROUTER_PD, GP_ROUTER_NPOLICIES };
+			GP_ROUTER_PD, GP_ROUTER_PD_RR, GP_ROUTER_NPOLICIES };
 enum gp_router_fault { GP_ROUTER_OK, GP_ROUTER_KV_EVENTS_DOWN, GP_ROUTER_FALLBACK };
 enum gp_router_miss { GP_MISS_NO_MATCH, GP_MISS_FALLBACK, GP_ROUTER_NMISS };
 
@@ -68,7 +72,7 @@ struct gp_router {
 	double balance;			/* bounded: load factor, > 1 */
 	uint64_t *ring_hash;		/* [n × VNODES] sorted point hashes */
 	int *ring_engine;		/* engine of each point */
-	uint64_t rr_next;
+	uint64_t rr_next, rr_pre, rr_dec;	/* rr, and pd_rr's two cursors */
 	/* counters */
 	uint64_t requests, hits, miss[GP_ROUTER_NMISS];
 	uint64_t *routed;		/* [n] requests sent to each engine */
