@@ -310,6 +310,30 @@ static void check_vip(const struct gp_fleet_vip *v)
 	}
 }
 
+/* A member of a disaggregated fleet (role prefill or decode) serves a
+ * completion asked of it directly: the one way to see that each role is up
+ * on its own, whatever the gateway in front does with the two. */
+static void check_role(const struct gp_fleet_backend *b)
+{
+	struct gp_stream_chat_res r;
+	char detail[512];
+	int ok;
+
+	chat(b->url, "ping", 4, "gp-health", &r);
+	ok = r.error == NULL && r.status == 200;
+	if (ok)
+		snprintf(detail, sizeof(detail), "%s member: 200, %ld content events, [DONE]", b->role,
+			 r.content_events);
+	else if (r.status)
+		snprintf(detail, sizeof(detail), "%s member: %s (HTTP %ld)%s%s", b->role, r.error ? r.error : "failed", r.status,
+			 *r.detail ? ": " : "", r.detail);
+	else if (!ok)
+		snprintf(detail, sizeof(detail), "%s member: %s%s%s", b->role, r.error ? r.error : "failed", *r.detail ? ": " : "",
+			 r.detail);
+	emit("role_chat", b->url, b->name, ok, r.status != 0, detail,
+	     json_pack("{s:s}", "role", b->role));
+}
+
 /* ---- the KV-events precheck (method §3) */
 
 /* Sum of `metric` over the scrapes of urls[0..n); -1 in *bad when one failed
@@ -467,6 +491,8 @@ static void run_checks(void)
 		if (b->metrics_url && go("metrics", b->metrics_url, b->name))
 			check_metrics(b->metrics_url, b->name, C.fleet.inflight_metrics,
 				      C.fleet.n_inflight_metrics);
+		if (b->role && strcmp(b->role, "both") && go("role_chat", b->url, b->name))
+			check_role(b);
 	}
 	if (C.fleet.gateway_metrics_url && go("metrics", C.fleet.gateway_metrics_url, "gateway")) {
 		const char *need[2];

@@ -140,6 +140,17 @@ test_expect_success 'pd_rr, the floor: each half in turn over its members, blind
 	pd_fleet rr >fleet-rr.json && delivery runr fleet-rr.json | grep -q "^true " &&
 	curl -s "http://127.0.0.1:$R_rr/metrics" | grep -q "^gp_router_mode{mode=\"pd_rr\"} 1$"
 '
+test_expect_success 'gp-health: each member of a role serves when asked directly (role_chat), the VIP too' '
+	gp-health --fleet fleet-fast.json >h 2>herr &&
+	test "$(jq -s "[.[] | select(.check==\"role_chat\" and .ok)] | length" h)" = 4 &&
+	jq -s -e "[.[] | select(.check==\"role_chat\") | .role] == [\"prefill\",\"prefill\",\"decode\",\"decode\"]" h >/dev/null
+'
+test_expect_code 1 'gp-health: a decode member that does not answer fails role_chat, naming its role' '
+	jq ".backends[3].url = \"http://127.0.0.1:1\" | .backends[3].metrics_url = null" fleet-fast.json >fdead.json &&
+	gp-health --fleet fdead.json >h 2>herr; rc=$?;
+	jq -s -e "map(select(.check==\"role_chat\" and .name==\"b4\")) | length == 1 and (.[0].ok | not) and (.[0].detail | startswith(\"decode member: \"))" h >/dev/null &&
+	jq -s -e "map(select(.type==\"health_summary\")) | .[0].ready == false" h >/dev/null && exit $rc
+'
 test_expect_code 2 '--policy pd with no member that may decode: a usage error' '
 	gp-sim --port 1 --backends 2 --roles prefill --router 9 --policy pd 2>err; rc=$?;
 	grep -q "no engine that may decode" err && exit $rc
