@@ -380,6 +380,10 @@ static void hostile(struct gp_stream *s)
 	ok(body(s, 200, "\x1f\x8b\x08", MS(1002)) != 0, "gzip body: the transfer is stopped");
 	is_int(done(s, GP_HTTP_EABORT, 200, MS(1003)), GP_STREAM_INVALID_FRAMING, "invalid_framing");
 	is_str(s->detail, "Content-Encoding: gzip on the event stream (gp sends no Accept-Encoding)", "named");
+	begin(s, "Content-Type: application/json\r\n");
+	hdr(s, "Content-Encoding: gzip\r\n", MS(1001));
+	body(s, 200, "\x1f\x8b\x08", MS(1002));
+	is_int(done(s, GP_HTTP_OK, 200, MS(1003)), GP_STREAM_NOT_STREAMED, "gzip on a JSON body: not_streamed");
 	/* an event over the bound names it and the flag */
 	s->max_event_flag = "--max-event-bytes";
 	begin(s, "Content-Type: text/event-stream\r\n");

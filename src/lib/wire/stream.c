@@ -252,7 +252,7 @@ int gp_stream_on_body(struct gp_stream *s, long status, const char *buf, size_t 
 		keep_body(s, buf, len);
 		return 0;
 	}
-	if (s->encoding[0] && strcasecmp(s->encoding, "identity")) {
+	if (s->sse && s->encoding[0] && strcasecmp(s->encoding, "identity")) {
 		s->cls = GP_STREAM_INVALID_FRAMING;
 		snprintf(s->detail, sizeof(s->detail), "Content-Encoding: %s on the event stream (gp sends no "
 			 "Accept-Encoding)", s->encoding);

@@ -32,7 +32,8 @@
  * server leaves the response open after it, gp_stream_done_due says so
  * GP_STREAM_DONE_GRACE_NS later and gp_stream_end_done ends it as complete
  * (E2E still ends at [DONE]).  No Accept-Encoding is sent, so a 2xx stream
- * with a Content-Encoding other than identity is invalid_framing naming it.
+ * (by its Content-Type) with a Content-Encoding other than identity is
+ * invalid_framing naming it (a compressed body is not recognised by its bytes).
  * Usage that contradicts the stream — completion_tokens below the number of
  * content events, each of which carries at least one token — is not
  * believed: out_tokens falls back to the count, tokens_from
