@@ -444,6 +444,10 @@ static void note_trailer(struct gp_run_evidence *e, const json_t *o, const struc
 		e->framing_trailer += n;
 		e->have_framing_trailer = 1;
 	}
+	if (opt_int(o, "sse_by_body", w, &n))
+		e->sse_by_body += n;
+	if (opt_int(o, "usage_contradicted", w, &n))
+		e->usage_contradicted += n;
 	by = json_object_get(o, "by_error");
 	if (by && !json_is_null(by)) {
 		struct at w2 = *w;

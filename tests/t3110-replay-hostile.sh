@@ -66,7 +66,9 @@ test_expect_success 'usage completion_tokens 0 with 8 content events: the count,
 	sel ".type == \"request\"" r-usage0 | all_of ".outcome == \"ok\" and .out_tokens == 8 and
 		.tokens_from == \"chunks_usage_contradicted\" and (.tpot_ms | type) == \"number\"" &&
 	sel ".type == \"run_end\"" r-usage0 | all_of ".usage_contradicted == 3" &&
-	grep -q "usage.completion_tokens below their count" e-usage0
+	grep -q "usage.completion_tokens below their count" e-usage0 &&
+	{ gp-verify validity r-usage0 >v-usage0 2>/dev/null; true; } &&
+	sel ".type == \"validity\"" v-usage0 | all_of "any(.runs[0].flags[]; startswith(\"usage_contradicted: 3 responses\"))"
 '
 for m in plainsse nocttype; do
 	test_expect_success "$m: an event stream known by its body, the Content-Type flagged" "

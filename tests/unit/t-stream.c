@@ -7,10 +7,13 @@
  * the chat request loop (gp-health's, gp-probe's) against a canned peer
  * (serve.h): one request, its classes, a burst.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <curl/curl.h>
 
 #include "base/clock.h"
 #include "serve.h"
@@ -408,6 +411,10 @@ static void hostile(struct gp_stream *s)
 	done(s, GP_HTTP_OK, 500, MS(1003));
 	is_str(s->detail, "Erreur: d\xef\xbf\xbd" "faillance", "a Latin-1 byte becomes U+FFFD");
 	is_str(gp_stream_class_name(GP_STREAM_CLIENT_LIMIT), "client_limit", "the client_limit class");
+	ok(gp_http_client_limit(CURLE_COULDNT_CONNECT, EADDRNOTAVAIL) &&
+	   gp_http_client_limit(CURLE_COULDNT_CONNECT, EMFILE) && gp_http_client_limit(CURLE_OUT_OF_MEMORY, 0),
+	   "ephemeral ports, descriptors, memory: the client's");
+	ok(!gp_http_client_limit(CURLE_COULDNT_CONNECT, ECONNREFUSED), "a refused connect is the server's side");
 }
 
 int main(void)

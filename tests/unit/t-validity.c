@@ -357,6 +357,13 @@ static void test_own(void)
 	       "5 ms late (bound: 1 % and 100 tokens): the emulator, not the routing, shaped this run",
 	       "emulator_behind names the figure and the bound");
 	e = good_run();
+	e.sse_by_body = 2;
+	e.usage_contradicted = 1;
+	is_int(judge(&e, 1), 0, "sse_by_body and usage_contradicted: kept,");
+	is_int(json_array_size(V.flags), 2, "and flagged");
+	is_str(flag0(), "sse_by_body: 2 responses read as event streams by their body, not their Content-Type",
+	       "the flag says how many");
+	e = good_run();
 	gp_validity_note_lag(&e, 0, 0, 0);
 	gp_validity_note_lag(&e, 1, 1000, 901);
 	is_int(judge(&e, 1), 0, "99 late of 1000 (9.9 %%, under 100 tokens): kept");

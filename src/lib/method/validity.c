@@ -289,6 +289,16 @@ static void own_rules(const struct gp_run_evidence *e, struct gp_run_verdict *v)
 		       gp_xasprintf("client_limit: %ld %s failed on the client's own limit (descriptors, "
 				    "memory or ephemeral ports), not the server's", e->client_limit,
 				    plural(e->client_limit, "request", "requests")));
+	if (e->sse_by_body > 0)
+		json_array_append_new(v->flags, json_sprintf("sse_by_body: %lld %s read as event streams by "
+							     "their body, not their Content-Type",
+							     e->sse_by_body, plural(e->sse_by_body, "response",
+										    "responses")));
+	if (e->usage_contradicted > 0)
+		json_array_append_new(v->flags, json_sprintf("usage_contradicted: %lld %s sent usage below their "
+							     "content events; out_tokens is the count",
+							     e->usage_contradicted,
+							     plural(e->usage_contradicted, "response", "responses")));
 	if (e->have_lag[0] && e->have_lag[1] && n > 0 && late >= GP_EMU_LATE_MIN &&
 	    late > GP_EMU_LATE_FRAC * n)
 		reason(v, GP_RULE_EMULATOR,

@@ -100,6 +100,9 @@ struct gp_run_evidence {
 	 * GP_EMU_LATE_S); have_lag[phase] once a snapshot carried the metric */
 	double lag_tokens[2], lag_on_time[2];
 	int have_lag[2];
+	/* from the trailers: responses read as event streams by their body, and
+	 * usage not believed (flagged, not discarded) */
+	long long sse_by_body, usage_contradicted;
 };
 
 /* Count one metrics snapshot of the run (phase 0 before, 1 after) that
