@@ -1212,9 +1212,13 @@ static void warn_flags(void)
 			"the server, and gp-verify validity discards the run (client_limit); the descriptor "
 			"limit is %ld", G.by_err[GP_STREAM_CLIENT_LIMIT], G.first_detail[GP_STREAM_CLIENT_LIMIT],
 			G.nofile);
-	if (G.sniffed)
+	if (G.sniffed) {
+		char ct[4 * sizeof(G.sniffed_ct)];
+
+		gp_term_escape(ct, sizeof(ct), G.sniffed_ct, strlen(G.sniffed_ct));
 		gp_warn("%lu responses were event streams by their body, not their Content-Type (first: %s)",
-			G.sniffed, G.sniffed_ct);
+			G.sniffed, ct);
+	}
 	if (G.contradicted)
 		gp_warn("%lu responses sent usage.completion_tokens below their count of content events: "
 			"out_tokens is the count (tokens_from chunks_usage_contradicted)", G.contradicted);
