@@ -16,14 +16,20 @@ KEY=sk-HOSTILEkey0123456789
 
 awk 'BEGIN { for (i = 0; i < 3; i++)
 	printf "{\"type\":\"trace\",\"id\":\"q%d\",\"t_s\":%.3f,\"input_tokens\":20,\"output_tokens\":4}\n", i, i * 0.01 }' >trace.ndjson
-# hostile MODE: start the hostile server in MODE; URL is its base.
-hostile() {
-	_p=$(free_port_range 1) || return 1
-	/usr/bin/python3 "$HOSTILE" "$1" "$_p" "$KEY" >/dev/null 2>>hostile.log &
+# One hostile server per mode, started here at top level so that lib.sh's
+# cleanup stops each; hostile MODE sets URL to its base.
+for m in latin1 models bigmodels donehold usage0 plainsse nocttype flaterror gzip; do
+	_p=$(free_port_range 1) || fail_all "no free port"
+	/usr/bin/python3 "$HOSTILE" "$m" "$_p" "$KEY" >/dev/null 2>>hostile.log &
 	cleanup_pid $!
-	wait_port "$_p" || return 1
-	URL=http://127.0.0.1:$_p
-}
+	wait_port "$_p" || fail_all "hostile.py $m did not start"
+	eval "PORT_$m=$_p"
+done
+BIG=$(free_port_range 1) || fail_all "no free port"
+/usr/bin/python3 "$GP_TOP/tests/fixtures/badserver.py" big "$BIG" >/dev/null 2>>hostile.log &
+cleanup_pid $!
+wait_port "$BIG" || fail_all "badserver.py big did not start"
+hostile() { eval "URL=http://127.0.0.1:\$PORT_$1"; }
 # utf8 FILE: every line valid UTF-8 and JSON, one record per attempted request.
 utf8() {
 	iconv -f UTF-8 -t UTF-8 "$1" >/dev/null &&
@@ -91,10 +97,7 @@ test_expect_success 'Content-Encoding: gzip on a stream not asked to be: named' 
 		(.error_detail | startswith(\"Content-Encoding: gzip on the event stream\"))"
 '
 test_expect_success 'an event over --max-event-bytes: the limit and the flag named' '
-	P=$(free_port_range 1) &&
-	{ /usr/bin/python3 "$GP_TOP/tests/fixtures/badserver.py" big "$P" >/dev/null 2>>hostile.log & } &&
-	cleanup_pid $! && wait_port "$P" &&
-	gp-replay --url http://127.0.0.1:$P --model m --max-event-bytes 65536 trace.ndjson >r-big 2>e-big
+	gp-replay --url http://127.0.0.1:$BIG --model m --max-event-bytes 65536 trace.ndjson >r-big 2>e-big
 	test $? = 1 && utf8 r-big &&
 	sel ".type == \"request\"" r-big | all_of ".error == \"invalid_framing\" and
 		.error_detail == \"an SSE event over 65536 bytes (--max-event-bytes)\"" &&
