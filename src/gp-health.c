@@ -26,6 +26,7 @@
 #include "io/json.h"
 #include "base/log.h"
 #include "io/ndjson.h"
+#include "wire/models.h"
 #include "wire/openai.h"
 #include "wire/scrape.h"
 #include "base/sig.h"
@@ -137,17 +138,18 @@ static void emit(const char *check, const char *target, const char *name, int ok
 
 static void check_models(const struct gp_fleet_backend *b)
 {
-	char url[2048], err[256], detail[512];
+	char url[2048], err[256], detail[512], shown[256];
 	char *body = NULL;
 	size_t len = 0;
-	long status = 0, mml = -1;
-	json_t *doc = NULL, *data, *m, *ids = json_array(), *extra = json_object();
-	int found = 0, ok = 0;
-	size_t i;
+	long status = 0, mml = -1, at = -1;
+	json_t *ids = json_array(), *extra = json_object();
+	struct gp_models ml = { 0 };
+	int ok = 0, list = 0;
 	enum gp_http_err k;
 
 	snprintf(url, sizeof(url), "%s/v1/models", b->url);
-	if (gp_http_fetch(url, &C.tls, C.timeout_ms, 1u << 20, &body, &len, &status, err, sizeof(err), &k)) {
+	if (gp_http_fetch(url, &C.tls, C.timeout_ms, GP_MODELS_MAX_BYTES, &body, &len, &status, err, sizeof(err),
+			  &k)) {
 		gp_oai_scrub(err, sizeof(err), C.have_key ? C.key : NULL);
 		json_decref(ids);
 		json_object_set_new(extra, "error", json_string(gp_http_err_name(k)));
@@ -156,29 +158,24 @@ static void check_models(const struct gp_fleet_backend *b)
 		return;
 	}
 	json_object_set_new(extra, "http_status", json_integer(status));
-	doc = status == 200 ? json_loadb(body, len, 0, NULL) : NULL;
-	data = json_object_get(doc, "data");
-	json_array_foreach(data, i, m) {
-		const char *id = json_string_value(json_object_get(m, "id"));
-
-		if (!id)
-			continue;
-		json_array_append_new(ids, json_string(id));
-		if (!found && (!C.fleet.model || !strcmp(id, C.fleet.model))) {
-			found = 1;
-			if (json_is_integer(json_object_get(m, "max_model_len")))
-				mml = (long)json_integer_value(json_object_get(m, "max_model_len"));
-		}
+	if (status == 200 && !gp_models_read(body, len, &ml)) {
+		list = 1;
+		at = gp_models_find(&ml, C.fleet.model);
+		mml = at >= 0 ? ml.max_model_len[at] : -1;
+	}
+	for (size_t i = 0; i < ml.n; i++) {
+		gp_models_shown(ml.id[i], C.have_key ? C.key : NULL, shown, sizeof(shown));
+		json_array_append_new(ids, json_string(shown));
 	}
 	json_object_set_new(extra, "models", ids);
 	json_object_set_new(extra, "max_model_len", mml >= 0 ? json_integer(mml) : json_null());
 	if (status != 200)
 		snprintf(detail, sizeof(detail), "HTTP %ld", status);
-	else if (!json_is_array(data))
+	else if (!list)
 		snprintf(detail, sizeof(detail), "the answer has no 'data' list of models");
-	else if (!found)
+	else if (at < 0)
 		snprintf(detail, sizeof(detail), "model '%s' is not served (%zu other%s)",
-			 C.fleet.model, json_array_size(ids), json_array_size(ids) == 1 ? "" : "s");
+			 C.fleet.model, ml.n, ml.n == 1 ? "" : "s");
 	else if (C.fleet.context_length > 0 && mml < 0)
 		snprintf(detail, sizeof(detail), "no max_model_len advertised (expected >= %ld)",
 			 C.fleet.context_length);
@@ -190,7 +187,7 @@ static void check_models(const struct gp_fleet_backend *b)
 	if (ok)
 		snprintf(detail, sizeof(detail), "serves '%s'%s", C.fleet.model ? C.fleet.model : "a model",
 			 mml >= 0 ? ", max_model_len advertised" : "");
-	json_decref(doc);
+	gp_models_release(&ml);
 	free(body);
 	emit("backend_models", b->url, b->name, ok, 1, detail, extra);
 }

@@ -44,6 +44,7 @@
 #include "base/proc.h"
 #include "wire/scrape.h"
 #include "base/sig.h"
+#include "wire/models.h"
 #include "wire/openai.h"
 #include "wire/receipt.h"
 #include "wire/sse.h"
@@ -112,6 +113,9 @@ static const char usage[] =
 
 /* Error classes (the record's "error"): stream.h. */
 #define E_NCLASS GP_STREAM_NCLASS
+/* Descriptors kept for the rest of the process (output, trace, epoll, the
+ * resolver's, scrapes) when judging the limit against streams in flight. */
+#define GP_NOFILE_MARGIN 32
 
 /* ---- record text: buf.h's buffer and escaper; out of memory is fatal ---- */
 
@@ -260,6 +264,10 @@ static struct {
 	unsigned long out_tokens;
 	int64_t first_token_ns, last_end_ns;
 	int any_sent;			/* some request reached a server */
+	unsigned long sniffed, contradicted;	/* streams read by their body; usage not believed */
+	char sniffed_ct[96];		/* the first such stream's Content-Type */
+	long nofile;			/* the descriptor limit, raised to the hard one */
+	long max_model_len;		/* the model's, from /v1/models; -1: not advertised */
 } G;
 
 /* ---- trace input ---- */
@@ -488,6 +496,9 @@ static void tally(const struct req *r, const struct gp_stream_result *m)
 	int64_t s = st->sent_ns ? st->sent_ns : r->dispatch_ns;
 
 	G.attempted++;
+	if (st->sniffed && !G.sniffed++)
+		snprintf(G.sniffed_ct, sizeof(G.sniffed_ct), "%s", st->content_type[0] ? st->content_type : "(none)");
+	G.contradicted += m->tokens_from && !strcmp(m->tokens_from, "chunks_usage_contradicted");
 	if (m->cls) {
 		G.failed++;
 		G.by_err[m->cls]++;
@@ -532,6 +543,7 @@ static struct req *req_get(void)
 		if (!r || gp_stream_init(&r->st, G.http, r, (size_t)cfg.max_event))
 			gp_die_nomem();
 		r->st.secret = cfg.api_key;
+		r->st.max_event_flag = "--max-event-bytes";
 		r->st.keep_itl = 1;	/* for the summary; in records with --itl */
 		G.n_reqs++;
 	}
@@ -586,7 +598,7 @@ static void inflight_del(struct req *r)
 static void touch(struct req *r)
 {
 	if (!r->streaming) {
-		if (!gp_stream_started(&r->st))
+		if (!gp_stream_started(&r->st) && !r->st.saw_done)
 			return;
 		r->streaming = 1;	/* first token: from waiting to streaming */
 	} else if (G.inflight.next == r) {
@@ -626,10 +638,12 @@ static void on_header(void *user, const char *line, size_t len, int64_t t)
 	struct req *r = user;
 
 	gp_stream_on_header(&r->st, line, len, t);
-	if (cfg.receipt_header)
-		gp_stream_header_value(line, len, cfg.receipt_header, r->receipt, sizeof(r->receipt));
-	if (cfg.backend_header)
-		gp_stream_header_value(line, len, cfg.backend_header, r->backend, sizeof(r->backend));
+	if (cfg.receipt_header &&
+	    gp_stream_header_value(line, len, cfg.receipt_header, r->receipt, sizeof(r->receipt)))
+		gp_oai_mask_secret(r->receipt, cfg.api_key);
+	if (cfg.backend_header &&
+	    gp_stream_header_value(line, len, cfg.backend_header, r->backend, sizeof(r->backend)))
+		gp_oai_mask_secret(r->backend, cfg.api_key);
 }
 
 static int on_body(void *user, long status, const char *buf, size_t len, int64_t t)
@@ -692,7 +706,49 @@ static struct {
 	struct gp_pace pace;
 	unsigned long index;		/* next trace record index */
 	int eof;
+	long longest;			/* the largest input + output tokens of a record */
+	unsigned long longest_line;	/* and where it is */
+	char longest_in[512];
 } S;
+
+/*
+ * Can the server serve the whole trace?  Before the first send: a record
+ * whose prompt and completion exceed the model's max_model_len (from
+ * /v1/models) would only be refused one by one, so the run is refused,
+ * naming it (65).
+ */
+static void trace_fits(void)
+{
+	if (G.max_model_len > 0 && S.longest > G.max_model_len)
+		gp_die_at(GP_EXIT_DATAERR, S.longest_in, S.longest_line,
+			  "fields 'input_tokens' + 'output_tokens': %ld tokens are over the context of "
+			  "model '%s' (max_model_len %ld at %s/v1/models); nothing sent", S.longest, cfg.model,
+			  G.max_model_len, cfg.url);
+}
+
+/*
+ * Will the streams in flight fit in the descriptor limit (one each)?  At
+ * most: the records this shard sends, --max-inflight, and (with a known
+ * rate) those sent within one --deadline-s.  Over the limit, less a margin
+ * for the rest of the process: a warning before the first send, since the
+ * sends beyond it fail as client_limit.
+ */
+static void check_nofile(unsigned long nrec)
+{
+	double peak = ceil((double)nrec / (double)cfg.shard_n);
+
+	if (cfg.max_requests && peak > (double)cfg.max_requests)
+		peak = (double)cfg.max_requests;
+	if (cfg.max_inflight && peak > (double)cfg.max_inflight)
+		peak = (double)cfg.max_inflight;
+	if (isfinite(G.rate_rps) && cfg.deadline_s > 0 && peak > ceil(G.rate_rps * cfg.deadline_s))
+		peak = ceil(G.rate_rps * cfg.deadline_s);
+	if (G.nofile > 0 && peak > (double)(G.nofile - GP_NOFILE_MARGIN))
+		gp_warn("up to %.0f requests may be in flight at once but the descriptor limit (raised to "
+			"its hard limit) is %ld: sends beyond about %ld in flight will fail as client_limit "
+			"(raise the hard limit, ulimit -Hn, or bound the run with --max-inflight)", peak,
+			G.nofile, G.nofile - GP_NOFILE_MARGIN);
+}
 
 static struct req *prepare_next(void)
 {
@@ -1121,6 +1177,26 @@ static void write_header(uint64_t digest, unsigned long nrec, double trace_rps)
 		gp_output_failed(&G.out);
 }
 
+/* What the trailer flags, said on stderr too. */
+static void warn_flags(void)
+{
+	if (G.by_err[GP_STREAM_CLIENT_LIMIT])
+		gp_warn("%lu requests failed on this client's own limit (%s): they measure the client, not "
+			"the server, and gp-verify validity discards the run (client_limit); the descriptor "
+			"limit is %ld", G.by_err[GP_STREAM_CLIENT_LIMIT], G.first_detail[GP_STREAM_CLIENT_LIMIT],
+			G.nofile);
+	if (G.sniffed) {
+		char ct[4 * sizeof(G.sniffed_ct)];
+
+		gp_term_escape(ct, sizeof(ct), G.sniffed_ct, strlen(G.sniffed_ct));
+		gp_warn("%lu responses were event streams by their body, not their Content-Type (first: %s)",
+			G.sniffed, ct);
+	}
+	if (G.contradicted)
+		gp_warn("%lu responses sent usage.completion_tokens below their count of content events: "
+			"out_tokens is the count (tokens_from chunks_usage_contradicted)", G.contradicted);
+}
+
 static int write_trailer(int interrupted)
 {
 	struct sb *b = &G.rec;
@@ -1150,7 +1226,9 @@ static int write_trailer(int interrupted)
 			sb_fmt(b, "%s\"%s\":%lu", first ? "" : ",", gp_stream_class_name(i), G.by_err[i]);
 			first = 0;
 		}
-	sb_fmt(b, "},\"invalid_framing\":%lu,\"lateness_p50_ms\":", G.by_err[GP_STREAM_INVALID_FRAMING]);
+	sb_fmt(b, "},\"invalid_framing\":%lu,\"client_limit\":%lu,\"sse_by_body\":%lu,"
+	       "\"usage_contradicted\":%lu,\"lateness_p50_ms\":", G.by_err[GP_STREAM_INVALID_FRAMING],
+	       G.by_err[GP_STREAM_CLIENT_LIMIT], G.sniffed, G.contradicted);
 	sb_num(b, p50, 4);
 	sb_str(b, ",\"lateness_p99_ms\":");
 	sb_num(b, p99, 4);
@@ -1175,6 +1253,7 @@ static int write_trailer(int interrupted)
 	       gp_rfc3339(G.wall0 + (end - G.t0), at, sizeof(at)), interrupted ? "true" : "false");
 	if (gp_out_line(&G.out, b->p, b->len))
 		gp_output_failed(&G.out);
+	warn_flags();
 	if (behind) {
 		gp_warn("the client fell behind its schedule: send lateness p99 %.3f ms, max %.3f ms "
 			"(rule: p99 > 1 ms or max > 10 ms); this run is not open loop", p99, mx);
@@ -1192,19 +1271,21 @@ static int write_trailer(int interrupted)
 /*
  * Before anything is sent: is anything listening at --url, and does it
  * serve --model?  GET /v1/models (with the request headers, so a key is
- * sent): nothing listening exits 69 at once; a model list without --model
- * exits 2 naming what it lists.  --no-model-check skips the list (servers
- * without /v1/models), not the reachability.
+ * sent; models.h reads the list): nothing listening exits 69 at once; a
+ * model list without --model exits 2 naming what it lists (ids shown as
+ * models.h shows them: key masked, control characters escaped).
+ * --no-model-check skips the list (servers without /v1/models), not the
+ * reachability.  The model's max_model_len, when advertised, is kept for
+ * the trace's check (trace_fits).
  */
 static void check_server(void)
 {
-	char url[1200], err[256], names[512] = "";
+	char url[1200], err[256], names[512];
 	char *body = NULL;
-	size_t len = 0, n = 0, i;
-	long status = 0;
+	size_t len = 0;
+	long status = 0, at;
 	enum gp_http_err k;
-	json_t *o, *data, *m;
-	int found = 0;
+	struct gp_models ml;
 
 	snprintf(url, sizeof(url), "%s/v1/models", cfg.url);
 	/* A server started just before us (`gp-sim & gp-replay`) gets 1.5 s
@@ -1212,17 +1293,21 @@ static void check_server(void)
 	for (int64_t until = gp_now_ns() + 3 * GP_NS_PER_S / 2;;) {
 		free(body);
 		body = NULL;
-		k = gp_http_get(G.http, url, 10000, 1u << 20, &body, &len, &status, err, sizeof(err));
+		k = gp_http_get(G.http, url, GP_MODELS_TIMEOUT_MS, GP_MODELS_MAX_BYTES, &body, &len, &status,
+				err, sizeof(err));
 		if (k != GP_HTTP_ECONNECT || gp_now_ns() >= until || gp_sig_stop())
 			break;
 		gp_sleep_until_ns(gp_now_ns() + 100 * GP_NS_PER_MS);
 	}
 	if (k != GP_HTTP_OK) {
 		sanitize(err, sizeof(err));
-		gp_die(GP_EXIT_UNAVAILABLE, "%s: %s%s", cfg.url, err,
+		gp_die(GP_EXIT_UNAVAILABLE, "%s: GET /v1/models: %s%s", cfg.url, err,
 		       k == GP_HTTP_ECONNECT ? " (nothing to measure: no request sent)"
 		       : k == GP_HTTP_ETLS ? " (TLS refused, no request sent: trust the server's CA"
-					     " with --cacert FILE, or skip the check with --insecure)" : "");
+					     " with --cacert FILE, or skip the check with --insecure)"
+		       : cfg.no_model_check ? " (no request sent)"
+		       : " (no request sent; the list is bounded to 1 MiB and 10 s: --no-model-check"
+			 " skips it)");
 	}
 	if (cfg.no_model_check) {
 		free(body);
@@ -1236,28 +1321,23 @@ static void check_server(void)
 		gp_die(GP_EXIT_UNAVAILABLE, "%s: GET /v1/models: HTTP %ld: %s (--no-model-check for a "
 		       "server without a model list)", cfg.url, status, msg);
 	}
-	o = json_loadb(body, len, 0, NULL);
-	free(body);
-	data = json_object_get(o, "data");
-	json_array_foreach(data, i, m) {
-		const char *id = json_string_value(json_object_get(m, "id"));
-
-		if (!id)
-			continue;
-		if (!strcmp(id, cfg.model))
-			found = 1;
-		if (n + strlen(id) + 3 < sizeof(names))
-			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s'%s'", n ? ", " : "", id);
-	}
-	if (!json_is_array(data)) {
-		json_decref(o);
+	if (gp_models_read(body, len, &ml)) {
+		free(body);
+		if (errno == ENOMEM)
+			gp_die_nomem();
 		gp_die(GP_EXIT_UNAVAILABLE, "%s: GET /v1/models: not an OpenAI model list "
 		       "(--no-model-check for a server without one)", cfg.url);
 	}
-	json_decref(o);
-	if (!found)
+	free(body);
+	at = gp_models_find(&ml, cfg.model);
+	if (at < 0) {
+		gp_models_list(&ml, cfg.api_key, names, sizeof(names));
+		gp_models_release(&ml);
 		gp_die(GP_EXIT_USAGE, "--model '%s': %s serves %s (--no-model-check to send anyway)",
-		       cfg.model, cfg.url, n ? names : "no model");
+		       cfg.model, cfg.url, names);
+	}
+	G.max_model_len = ml.max_model_len[at];
+	gp_models_release(&ml);
 }
 
 /* The end-of-run summary on stderr: what a user reads first. */
@@ -1316,6 +1396,15 @@ static unsigned long trace_scan(uint64_t *digest, double *t_first, double *t_las
 		if (gp_map_add(ids, rec.id) < nrec)	/* a new id takes index nrec */
 			gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in),
 				  "field 'id': '%s' is not unique in the trace", rec.id);
+		if (!rec.messages && !rec.prompt && rec.input_tokens > GP_TRACE_MAX_SYNTH_TOKENS)
+			gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in),
+				  "field 'input_tokens': %ld is over the %ld tokens of prompt gp-replay "
+				  "synthesizes; nothing sent", rec.input_tokens, GP_TRACE_MAX_SYNTH_TOKENS);
+		if (rec.input_tokens + rec.output_tokens > S.longest) {
+			S.longest = rec.input_tokens + rec.output_tokens;
+			S.longest_line = gp_input_line(&S.t.in);
+			snprintf(S.longest_in, sizeof(S.longest_in), "%s", in_name(&S.t));
+		}
 		line_prev = gp_input_line(&S.t.in);
 		name_prev = in_name(&S.t);
 		nrec++;
@@ -1371,7 +1460,9 @@ static void run_setup(void)
 		gp_die(GP_EXIT_SOFTWARE, "cannot create the HTTP engine");
 	if (gp_stream_headers_with(G.http, 1, cfg.api_key, cfg.hdrs, cfg.nhdrs))
 		gp_die_nomem();
+	G.max_model_len = -1;
 	check_server();
+	trace_fits();
 	gp_output_open(&G.out, cfg.out_path, cfg.gzip);
 	G.inflight.next = G.inflight.prev = &G.inflight;
 	G.waiting.next = G.waiting.prev = &G.waiting;
@@ -1461,10 +1552,23 @@ static int unreachable_now(void)
  * from the tail while idle. */
 static void sweep_idle(int64_t now)
 {
-	int64_t lim = (int64_t)(cfg.idle_s * 1e9);
+	int64_t lim = cfg.idle_s > 0 ? (int64_t)(cfg.idle_s * 1e9) : INT64_MAX;
+	int64_t least = lim < GP_STREAM_DONE_GRACE_NS ? lim : GP_STREAM_DONE_GRACE_NS;
+	struct req *r, *p;
 
-	while (G.inflight.prev != &G.inflight && now - G.inflight.prev->st.last_byte_ns >= lim)
-		abort_req(G.inflight.prev, GP_STREAM_HANG, now);
+	/* Also the streams whose [DONE] came and whose server left the
+	 * response open: ended as complete after the grace (stream.h). */
+	for (r = G.inflight.prev; r != &G.inflight && now - r->st.last_byte_ns >= least; r = p) {
+		p = r->prev;
+		if (r->st.saw_done) {
+			if (gp_stream_done_due(&r->st, now)) {
+				gp_stream_end_done(&r->st);
+				finish(r);
+			}
+		} else if (now - r->st.last_byte_ns >= lim) {
+			abort_req(r, GP_STREAM_HANG, now);
+		}
+	}
 }
 
 /* After a stop: every request in flight is recorded as cancelled; la,
@@ -1495,7 +1599,7 @@ static int may_send(const struct req *la)
 static int run_loop(struct req *la, int show_progress, int *unreachable)
 {
 	int64_t spin_ns = cfg.spin_us * 1000;
-	int64_t sweep_ns = cfg.idle_s > 0 ? (int64_t)fmin(cfg.idle_s * 1e9 / 10, 10e6) : 0;
+	int64_t sweep_ns = cfg.idle_s > 0 ? (int64_t)fmin(cfg.idle_s * 1e9 / 10, 10e6) : 100 * GP_NS_PER_MS;
 	int64_t next_sweep = G.t0 + sweep_ns, next_progress = G.t0 + GP_NS_PER_S / 2;
 
 	for (;;) {
@@ -1540,6 +1644,8 @@ static int run_loop(struct req *la, int show_progress, int *unreachable)
 			progress(now, 0);
 			next_progress = now + GP_NS_PER_S / 2;
 		}
+		if (gp_out_tick(&G.out, now))	/* durable within a second (ndjson.h) */
+			gp_output_failed(&G.out);
 	}
 }
 
@@ -1577,12 +1683,13 @@ int main(int argc, char **argv)
 	gp_log_init(argv[0]);
 	parse_args(argc, argv);
 	gp_sig_install();
-	gp_proc_raise_nofile();		/* one descriptor per stream in flight */
+	G.nofile = gp_proc_raise_nofile();	/* one descriptor per stream in flight */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	if (gp_http_global_init())
 		gp_die(GP_EXIT_SOFTWARE, "cannot initialise libcurl");
 	nrec = trace_scan(&digest, &t_first, &t_last);
 	trace_rps = schedule(nrec, t_first, t_last);
+	check_nofile(nrec);
 	run_setup();
 	set_start();
 	la = run_start(digest, nrec, trace_rps);

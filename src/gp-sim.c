@@ -1177,6 +1177,8 @@ static const double step_tokens_buckets[] = {
 static const double step_batch_buckets[] = {
 	1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
 };
+/* gpsim:token_pacing_lag_seconds.  0.005 must stay a bound: gp-verify's
+ * emulator_behind rule reads the tokens within it (validity.h GP_EMU_LATE_S). */
 static const double lag_buckets[] = {
 	0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
 };

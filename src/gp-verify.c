@@ -30,6 +30,7 @@
 #include "method/pace.h"
 #include "method/proof.h"
 #include "base/rfc3339.h"
+#include "wire/scrape.h"
 #include "base/sig.h"
 #include "method/statcheck.h"
 #include "stats/stats.h"
@@ -447,6 +448,10 @@ static void note_trailer(struct gp_run_evidence *e, const json_t *o, const struc
 		e->framing_trailer += n;
 		e->have_framing_trailer = 1;
 	}
+	if (opt_int(o, "sse_by_body", w, &n))
+		e->sse_by_body += n;
+	if (opt_int(o, "usage_contradicted", w, &n))
+		e->usage_contradicted += n;
 	by = json_object_get(o, "by_error");
 	if (by && !json_is_null(by)) {
 		struct at w2 = *w;
@@ -494,6 +499,40 @@ static void note_run(struct validity *v, const json_t *o, const struct at *w, in
 		note_header(&r->ev, o, w);
 }
 
+/* A gp-replay metrics snapshot (phase before or after) that carries gp-sim's
+ * pacing-lag histogram: its evidence for emulator_behind (validity.h). */
+static void note_lag(struct gp_run_evidence *e, const json_t *o)
+{
+	static const char lag[] = "gpsim:token_pacing_lag_seconds";
+	char name[64], le[32];
+	const char *phase;
+	double n, ok;
+	int have, have_le;
+
+	if (gp_json_str(o, "phase", &phase) || (strcmp(phase, "before") && strcmp(phase, "after")))
+		return;
+	snprintf(name, sizeof(name), "%s_count", lag);
+	n = gp_scrape_sum(o, name, &have);
+	snprintf(name, sizeof(name), "%s_bucket", lag);
+	snprintf(le, sizeof(le), "le=\"%g\"", GP_EMU_LATE_S);
+	ok = gp_scrape_sum_label(o, name, le, &have_le);
+	if (have && have_le)
+		gp_validity_note_lag(e, !strcmp(phase, "after"), n, ok);
+}
+
+/* Queue a metrics snapshot for its run (by its run id, known after the
+ * first pass). */
+static void pend_metrics(struct validity *v, const json_t *o, const struct at *w)
+{
+	const char *id;
+
+	if (gp_json_str(o, "run", &id) || !json_object_get(o, "samples"))
+		return;
+	grow(&v->pending, &v->cap_pending, v->n_pending, sizeof(*v->pending));
+	v->pending[v->n_pending++] = (struct pending){json_incref((json_t *)o),
+		gp_xstrdup(id), gp_xstrdup(w->file), w->line};
+}
+
 /* Resolve the run_ends keyed by run alone, now that every run id is known. */
 static void resolve_pending(struct validity *v)
 {
@@ -502,10 +541,15 @@ static void resolve_pending(struct validity *v)
 		struct at w = {q->file, q->line};
 		long idx = run_of_id(v, q->id);
 
-		if (idx < 0)
+		if (!strcmp(gp_json_type(q->o), "metrics")) {
+			if (idx >= 0)	/* a snapshot of a run not in the input: not evidence */
+				note_lag(&v->runs[idx].ev, q->o);
+		} else if (idx < 0) {
 			gp_die_at(GP_EXIT_DATAERR, q->file, q->line, "field 'arm' is missing and run '%s' "
 				  "has no run header or request records to take it from", q->id);
-		note_trailer(&v->runs[idx].ev, q->o, &w);
+		} else {
+			note_trailer(&v->runs[idx].ev, q->o, &w);
+		}
 		json_decref(q->o);
 		free(q->id);
 		free(q->file);
@@ -529,6 +573,8 @@ static long validity_note(struct validity *v, const json_t *o, const struct at *
 		add_health(v, o, w, 0);
 	else if (!strcmp(type, "health_summary"))
 		add_health(v, o, w, 1);
+	else if (!strcmp(type, "metrics"))
+		pend_metrics(v, o, w);
 	return idx;
 }
 

@@ -45,6 +45,43 @@ EOT
 jq '.vips[0].url = "http://127.0.0.1:1"' "$D/fleet.json" >"$D/cal.json"
 
 vg trace-synth 0 gp-trace synth --requests 20 --rate-rps 20 --keys 4 --output-tokens 8 -o "$D/trace.ndjson"
+# Hostile servers and the client's own limits (tests/fixtures/hostile.py, #23).
+# MEMCHECK_ONLY=hostile runs this part alone.
+hostile() {
+	_p=$((P + 2))
+	for try in $(seq 1 50); do port_free $_p && break; _p=$((RANDOM % 10000 + 21000)); done
+	/usr/bin/python3 tests/fixtures/hostile.py "$1" $_p sk-memcheckKEY >/dev/null 2>&1 &
+	HP=$!
+	for i in $(seq 1 100); do port_free $_p || break; sleep 0.05; done
+	HURL=http://127.0.0.1:$_p
+}
+head -3 "$D/trace.ndjson" >"$D/t3.ndjson"
+for m in latin1 donehold plainsse flaterror gzip usage0; do
+	hostile $m
+	vg hostile-$m '0|1' gp-replay --url $HURL --model m --idle-s 5 "$D/t3.ndjson"
+	kill $HP; wait $HP 2>/dev/null
+done
+hostile models
+GP_API_KEY=sk-memcheckKEY vg hostile-models 2 gp-replay --url $HURL --model nope "$D/t3.ndjson"
+sed "s#$URL#$HURL#g" "$D/fleet.json" >"$D/hfleet.json"
+GP_API_KEY=sk-memcheckKEY vg hostile-health '0|1' gp-health --fleet "$D/hfleet.json"
+kill $HP; wait $HP 2>/dev/null
+hostile donehold
+sed "s#$URL#$HURL#g" "$D/fleet.json" >"$D/hfleet.json"
+vg hostile-probe '0|1' gp-probe --fleet "$D/hfleet.json" --arm rr --requests 4 --concurrency 2
+kill $HP; wait $HP 2>/dev/null
+echo '{"type":"trace","id":"long","t_s":0,"input_tokens":40000,"output_tokens":8}' >"$D/long.ndjson"
+vg replay-context 65 gp-replay --url $URL --model m "$D/long.ndjson"
+vg replay-full 74 gp-replay --url $URL --model m -z -o /dev/full "$D/trace.ndjson"
+(ulimit -n 40; vg replay-nofile '0|1' gp-replay --url $URL --model m --scrape $URL/metrics -o "$D/lim.ndjson" "$D/trace.ndjson")
+vg verify-limit '0|1' gp-verify validity "$D/lim.ndjson"
+if [ "${MEMCHECK_ONLY:-}" = hostile ]; then
+	kill -INT $SIM; wait $SIM
+	errors "$D/gp-sim.vg" && fail=1
+	[ $fail = 0 ] && { echo "memcheck: clean ($D)"; exit 0; }
+	echo "memcheck: errors (logs in $D)"; exit 1
+fi
+
 vg trace-stats 0 gp-trace stats "$D/trace.ndjson"
 vg trace-bad 65 gp-trace stats tests/t9510-bad-input.sh
 for rep in 1 2; do

@@ -9,6 +9,7 @@
 
 command -v jq >/dev/null || skip_all "no jq"
 command -v openssl >/dev/null || skip_all "no openssl (share/packages)"
+command -v iconv >/dev/null || skip_all "no iconv"
 test -x /usr/bin/python3 || skip_all "no /usr/bin/python3"
 for t in replay health probe calibrate sim; do
 	test -x "$GP_BIN/gp-$t" || skip_all "gp-$t not built"
@@ -218,6 +219,61 @@ test_expect_success 'big event: gp-replay -> invalid_framing (over --max-event-b
 test_expect_success 'big event: gp-health -> vip_chat invalid_framing, exit 1' 'health big invalid_framing 1'
 test_expect_success 'big event: gp-probe -> by_error {invalid_framing: 4}, exit 1' 'probe big invalid_framing 1'
 test_expect_success 'big event: gp-calibrate -> exit 69, class invalid_framing' 'calibrate big invalid_framing 69'
+
+# ---- hostile servers (tests/fixtures/hostile.py) ----
+HOSTILE=$GP_TOP/tests/fixtures/hostile.py
+hostile() {
+	P=$(free_port_range 1)
+	/usr/bin/python3 "$HOSTILE" "$1" "$P" >/dev/null 2>>bad.log &
+	cleanup_pid $!
+	wait_port "$P" || fail_all "hostile.py $1 did not start"
+	URL=http://127.0.0.1:$P
+	fleet "$URL"
+}
+# Every line of FILE valid UTF-8 (and JSON).
+utf8() { iconv -f UTF-8 -t UTF-8 "$1" >/dev/null && jq -e . "$1" >/dev/null; }
+for spec in latin1:http_status flaterror:stream_error gzip:invalid_framing; do
+	f=${spec%%:*} c=${spec#*:}
+	hostile $f
+	test_expect_success "$f: gp-replay -> $c, 3 records, valid UTF-8, exit 1" "replay $f $c 1 && utf8 r-$f"
+	test_expect_success "$f: gp-health -> vip_chat $c, valid UTF-8, exit 1" "health $f $c 1 && utf8 h-$f"
+	test_expect_success "$f: gp-probe -> by_error {$c: 4}, exit 1" "probe $f $c 1 && utf8 p-$f"
+done
+# A server that is right in its own way: the request is ok, the record says how.
+# replay_ok FAULT JQ: 3 ok records, the trailer adds up and satisfies JQ, exit 0.
+replay_ok() {
+	gp-replay --url "$URL" --model m --deadline-s 10 trace.ndjson >"r-$1" 2>"re-$1"
+	_rc=$?
+	seen "$1" gp-replay none $_rc
+	test $_rc = 0 && add_up "r-$1" && utf8 "r-$1" &&
+	jq -s -e "map(select(.type == \"request\")) | length == 3 and all(.[]; .outcome == \"ok\")" "r-$1" >/dev/null &&
+	jq -s -e "map(select(.type == \"run_end\"))[0] | $2" "r-$1" >/dev/null
+}
+hostile donehold
+test_expect_success 'donehold: gp-replay ends each request at [DONE], ok, exit 0' '
+	replay_ok donehold ".ok == 3 and .failed == 0" &&
+	jq -s -e "map(select(.type == \"request\")) | all(.[]; .e2e_ms < 5000)" r-donehold >/dev/null'
+test_expect_success 'donehold: gp-health vip_chat ok at [DONE] (not its timeout), ready, exit 0' '
+	gp-health --fleet fleet.json --timeout-s 8 >h-donehold 2>he-donehold; rc=$?
+	seen donehold gp-health none $rc
+	test $rc = 0 && jq -s -e "map(select(.check == \"vip_chat\"))[0].ok" h-donehold >/dev/null'
+hostile plainsse
+test_expect_success 'plainsse: gp-replay reads the stream by its body, flags it, exit 0' '
+	replay_ok plainsse ".sse_by_body == 3" && grep -q "by their body" re-plainsse'
+hostile usage0
+test_expect_success 'usage0: gp-replay counts the events, flags the usage, exit 0' '
+	replay_ok usage0 ".usage_contradicted == 3" &&
+	jq -s -e "map(select(.type == \"request\")) | all(.[]; .out_tokens == 8 and .tokens_from == \"chunks_usage_contradicted\")" r-usage0 >/dev/null'
+[ -n "${SIM_PID:-}" ] && { kill $SIM_PID; wait $SIM_PID 2>/dev/null; }
+start_sim --model m --decode-ms 40 --max-batch 1000 || fail_all "gp-sim did not start"
+awk 'BEGIN { for (i = 0; i < 300; i++)
+	printf "{\"type\":\"trace\",\"id\":\"n%d\",\"t_s\":%.3f,\"input_tokens\":20,\"output_tokens\":20}\n", i, i * 0.001 }' >nofile.ndjson
+test_expect_success 'nofile: ulimit -n 64, 300 streams: gp-replay -> client_limit, warned, exit 0' '
+	(ulimit -n 64 && gp-replay --url http://127.0.0.1:$SIM_PORT --model m --deadline-s 20 nofile.ndjson >r-nofile 2>re-nofile)
+	rc=$?
+	seen nofile gp-replay client_limit $rc
+	test $rc = 0 && add_up r-nofile && grep -q "descriptor limit" re-nofile &&
+	jq -s -e "map(select(.type == \"run_end\"))[0] | .client_limit > 100 and (.by_error.connect // 0) == 0" r-nofile >/dev/null'
 
 # ---- a backend killed in the middle of a run ----
 [ -n "${SIM_PID:-}" ] && { kill $SIM_PID; wait $SIM_PID 2>/dev/null; }

@@ -78,6 +78,34 @@ int main(void)
 	free(got);
 	is_int(gp_json_escape(NULL, "\x01\"x", 3), 6 + 2 + 1, "measuring counts every escape");
 
+	/* Invalid UTF-8 (ISO-8859-1, a cut sequence, an overlong, a surrogate,
+	 * above U+10FFFF): one U+FFFD per bad byte, in the escaper and in place. */
+	got = ours("d\xe9" "faut \xff|\xe2\x82|\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80|\xc3\xa9", 26);
+	is_str(got, "\"d\xef\xbf\xbd" "faut \xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd|"
+	       "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|\xc3\xa9\"",
+	       "the escaper replaces each byte that starts no UTF-8 sequence by U+FFFD");
+	ok(got && gp_utf8_valid(got, strlen(got)), "and what it writes is valid UTF-8");
+	free(got);
+	ok(!gp_utf8_valid("\xe9", 1) && gp_utf8_valid("\xc3\xa9\xf0\x9f\x98\x80", 6), "gp_utf8_valid");
+	{
+		char r[16] = "ab\xe9\xe9\xe9xyz";
+
+		is_int(gp_utf8_repair(r, 8), 5, "repair in place, cut to cap - 1 between characters");
+		is_str(r, "ab\xef\xbf\xbd", "only whole replacements kept");
+		snprintf(r, sizeof(r), "caf\xc3\xa9!");
+		is_int(gp_utf8_repair(r, 5), 3, "a valid string cut on a character boundary");
+		is_str(r, "caf", "not inside the \xc3\xa9");
+	}
+	{
+		char t[64];
+
+		is_int(gp_term_escape(t, sizeof(t), "a\x1b[2J\r\\\xc2\x9b\xe9\xc3\xa9", 12), 28,
+		       "terminal escape: its length");
+		is_str(t, "a\\x1b[2J\\x0d\\\\\\xc2\\x9b\\xe9\xc3\xa9",
+		       "ESC, CR, a backslash, a C1 control and a bad byte escaped; UTF-8 kept");
+		is_int(gp_term_escape(t, 6, "\x01\x02", 2), 4, "an escape is never cut in half");
+	}
+
 	/* Growth: 100000 appends keep every byte and the NUL. */
 	for (c = 0; c < 100000 && grew; c++)
 		grew = !gp_buf_add(&b, "0123456789" + c % 10, 1);

@@ -7,10 +7,13 @@
  * the chat request loop (gp-health's, gp-probe's) against a canned peer
  * (serve.h): one request, its classes, a burst.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <curl/curl.h>
 
 #include "base/clock.h"
 #include "serve.h"
@@ -340,6 +343,80 @@ static void chat_stopped(void)
 	close(fd);
 }
 
+/* Hostile servers (issue #23): what the stream reads from them. */
+static void hostile(struct gp_stream *s)
+{
+	struct gp_stream_result r;
+	char big[70000];
+
+	/* usage below the count of content events: the count, and tokens_from says so */
+	begin(s, "Content-Type: text/event-stream\r\n");
+	body(s, 200, TOK TOK TOK, MS(1010));
+	body(s, 200, TOK FIN USAGE(0) DONE, MS(1040));
+	is_int(done(s, GP_HTTP_OK, 200, MS(1041)), GP_STREAM_OK, "usage 0 of 4 content events: still ok");
+	gp_stream_result(s, &r);
+	is_int(r.out_tokens, 4, "out_tokens falls back to the 4 content events");
+	is_str(r.tokens_from, "chunks_usage_contradicted", "and tokens_from says why");
+	is_dbl(r.tpot_ms, 30.0 / 3, 1e-9, "so TPOT is defined: (40 - 10)/3");
+	/* an event stream by its body: text/plain, and none, split inside "data:" */
+	begin(s, "Content-Type: text/plain\r\n");
+	body(s, 200, "da", MS(1005));
+	body(s, 200, "ta: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"w\"}}]}\n\n" FIN DONE, MS(1010));
+	is_int(done(s, GP_HTTP_OK, 200, MS(1011)), GP_STREAM_OK, "text/plain whose body is SSE: ok");
+	ok(s->sniffed && s->content_events == 1, "read as SSE by its body, flagged (sniffed)");
+	begin(s, NULL);
+	body(s, 200, "\xef\xbb\xbf: comment\n" TOK FIN DONE, MS(1010));
+	is_int(done(s, GP_HTTP_OK, 200, MS(1011)), GP_STREAM_OK, "no Content-Type, a BOM and a comment: SSE");
+	begin(s, "Content-Type: text/plain\r\n");
+	body(s, 200, "dat", MS(1005));
+	body(s, 200, "um: not SSE", MS(1006));
+	is_int(done(s, GP_HTTP_OK, 200, MS(1011)), GP_STREAM_NOT_STREAMED, "\"datum:\" is not: not_streamed");
+	is_str(s->detail, "Content-Type: text/plain", "naming the type");
+	/* a flat error object mid-stream */
+	begin(s, "Content-Type: text/event-stream\r\n");
+	body(s, 200, TOK "data: {\"object\":\"error\",\"message\":\"engine dead\",\"code\":500}\n\n" DONE, MS(1010));
+	is_int(done(s, GP_HTTP_OK, 200, MS(1011)), GP_STREAM_STREAM_ERROR, "flat {object: error}: stream_error");
+	is_str(s->detail, "engine dead", "with its message");
+	/* gzip on a stream nobody asked to compress */
+	begin(s, "Content-Type: text/event-stream\r\n");
+	hdr(s, "Content-Encoding: gzip\r\n", MS(1001));
+	ok(body(s, 200, "\x1f\x8b\x08", MS(1002)) != 0, "gzip body: the transfer is stopped");
+	is_int(done(s, GP_HTTP_EABORT, 200, MS(1003)), GP_STREAM_INVALID_FRAMING, "invalid_framing");
+	is_str(s->detail, "Content-Encoding: gzip on the event stream (gp sends no Accept-Encoding)", "named");
+	begin(s, "Content-Type: application/json\r\n");
+	hdr(s, "Content-Encoding: gzip\r\n", MS(1001));
+	body(s, 200, "\x1f\x8b\x08", MS(1002));
+	is_int(done(s, GP_HTTP_OK, 200, MS(1003)), GP_STREAM_NOT_STREAMED, "gzip on a JSON body: not_streamed");
+	/* an event over the bound names it and the flag */
+	s->max_event_flag = "--max-event-bytes";
+	begin(s, "Content-Type: text/event-stream\r\n");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "data: ", 6);
+	ok(body(s, 200, big, MS(1002)) != 0, "an event over 64 KiB: stopped");
+	is_int(done(s, GP_HTTP_EABORT, 200, MS(1003)), GP_STREAM_INVALID_FRAMING, "invalid_framing");
+	is_str(s->detail, "an SSE event over 65536 bytes (--max-event-bytes)", "the bound and its flag named");
+	s->max_event_flag = NULL;
+	/* [DONE], then the response left open: due after the grace, ended ok */
+	begin(s, "Content-Type: text/event-stream\r\n");
+	body(s, 200, TOK TOK FIN DONE, MS(1020));
+	ok(!gp_stream_done_due(s, MS(1020) + GP_STREAM_DONE_GRACE_NS - 1), "not due within the grace");
+	ok(gp_stream_done_due(s, MS(1020) + GP_STREAM_DONE_GRACE_NS), "due after it");
+	gp_stream_end_done(s);
+	gp_stream_result(s, &r);
+	ok(r.cls == GP_STREAM_OK && r.e2e_ms == 20, "ended as complete, E2E at [DONE] (%.3f ms)", r.e2e_ms);
+	/* an ISO-8859-1 error page: the detail is UTF-8 */
+	begin(s, "Content-Type: text/html; charset=iso-8859-1\r\n");
+	body(s, 500, "Erreur: d\xe9" "faillance", MS(1002));
+	done(s, GP_HTTP_OK, 500, MS(1003));
+	is_str(s->detail, "Erreur: d\xef\xbf\xbd" "faillance", "a Latin-1 byte becomes U+FFFD");
+	is_str(gp_stream_class_name(GP_STREAM_CLIENT_LIMIT), "client_limit", "the client_limit class");
+	ok(gp_http_client_limit(CURLE_COULDNT_CONNECT, EADDRNOTAVAIL) &&
+	   gp_http_client_limit(CURLE_COULDNT_CONNECT, EMFILE) && gp_http_client_limit(CURLE_OUT_OF_MEMORY, 0),
+	   "ephemeral ports, descriptors, memory: the client's");
+	ok(!gp_http_client_limit(CURLE_COULDNT_CONNECT, ECONNREFUSED), "a refused connect is the server's side");
+}
+
 int main(void)
 {
 	struct gp_http_opts o = { 0 };
@@ -354,6 +431,7 @@ int main(void)
 	ok_stream(&s);
 	chunks_carry_several(&s);
 	failures(&s);
+	hostile(&s);
 	api_keys();
 	gp_stream_release(&s);
 	gp_http_free(H);

@@ -336,6 +336,43 @@ static void test_rounds(void)
 	ok(r == NULL, "and NULL");
 }
 
+/* The client's own limit and the emulator's lag (validity.h's bounds). */
+static void test_own(void)
+{
+	struct gp_run_evidence e = good_run();
+
+	gp_validity_note_request(&e, "failed", "client_limit", 0, "the client's own limit: …", NAN, NAN);
+	is_int(e.client_limit, 1, "a client_limit request counted");
+	is_int(judge(&e, 0), 1, "one client_limit request discards the run");
+	ok(V.hit[GP_RULE_CLIENT_LIMIT] && !strncmp(reason0(), "client_limit: 1 request failed on the "
+						   "client's own limit", 43), "client_limit: %s", reason0());
+	e = good_run();
+	/* 10000 tokens between the snapshots; late = 10000 - on-time. */
+	gp_validity_note_lag(&e, 0, 500, 500);
+	gp_validity_note_lag(&e, 1, 10500, 10400);
+	is_int(judge(&e, 1), 0, "100 late of 10000 (1 %%, at the bound, exclusive): kept");
+	gp_validity_note_lag(&e, 1, 0, -1);	/* a second target: one more late */
+	is_int(judge(&e, 1), 1, "101 late of 10000 (over 1 %%): discarded");
+	is_str(reason0(), "emulator_behind: gp-sim wrote 101 of the run's 10000 tokens (1.0 %) more than "
+	       "5 ms late (bound: 1 % and 100 tokens): the emulator, not the routing, shaped this run",
+	       "emulator_behind names the figure and the bound");
+	e = good_run();
+	e.sse_by_body = 2;
+	e.usage_contradicted = 1;
+	is_int(judge(&e, 1), 0, "sse_by_body and usage_contradicted: kept,");
+	is_int(json_array_size(V.flags), 2, "and flagged");
+	is_str(flag0(), "sse_by_body: 2 responses read as event streams by their body, not their Content-Type",
+	       "the flag says how many");
+	e = good_run();
+	gp_validity_note_lag(&e, 0, 0, 0);
+	gp_validity_note_lag(&e, 1, 1000, 901);
+	is_int(judge(&e, 1), 0, "99 late of 1000 (9.9 %%, under 100 tokens): kept");
+	e = good_run();
+	gp_validity_note_lag(&e, 1, 1000, 0);
+	is_int(judge(&e, 1), 0, "no before snapshot: the lag of the run is unknown, not judged");
+	ok(V.checked[GP_RULE_EMULATOR], "and the rule counts as checked (no emulator figure to judge)");
+}
+
 int main(void)
 {
 	test_kept();
@@ -347,6 +384,7 @@ int main(void)
 	test_health();
 	test_shards();
 	test_rounds();
+	test_own();
 	gp_run_verdict_release(&V);
 	return done_testing();
 }

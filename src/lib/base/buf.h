@@ -12,6 +12,17 @@
  * the short escapes \b \f \n \r \t, every other byte below 0x20 as \u00XX
  * with upper-case hex, and everything else (DEL, UTF-8) as it is.  So a
  * record written by hand and one written through jansson read the same.
+ *
+ * UTF-8: every string from outside (a server's body, header or message, a
+ * model id) is made valid UTF-8 before it reaches a record, by one rule
+ * applied here: a byte that does not start a well-formed UTF-8 sequence (RFC
+ * 3629: no overlong form, no surrogate, nothing above U+10FFFF, not cut
+ * short) is replaced by U+FFFD, one U+FFFD per such byte.  The escaper
+ * applies it too, so no record written through it is invalid UTF-8 (jansson
+ * refuses such input, so for valid text the two still write the same).
+ * gp_term_escape is the terminal's rule: control characters (C0, DEL, C1)
+ * and bytes that are not UTF-8 written as \xNN, so no server text moves a
+ * cursor or sends an escape sequence.
  */
 #ifndef GP_BUF_H
 #define GP_BUF_H
@@ -38,5 +49,27 @@ int gp_buf_jstr(struct gp_buf *b, const char *s, size_t n);
 /* JSON escape of s[0..n) (no quotes) into dst; returns the bytes it needs,
  * writing them only when dst is not NULL (measure first, then write). */
 size_t gp_json_escape(char *dst, const char *s, size_t n);
+
+/* The length (1..4) of the well-formed UTF-8 sequence at s[0..n), or 0 when
+ * s[0] does not start one (n > 0). */
+size_t gp_utf8_seq(const char *s, size_t n);
+/* The same, with the sequence's code point in *cp. */
+size_t gp_utf8_decode(const char *s, size_t n, unsigned *cp);
+/* 1 when s[0..n) is all valid UTF-8. */
+int gp_utf8_valid(const char *s, size_t n);
+/*
+ * Make the NUL-terminated s, in a buffer of cap bytes (cap > 0), valid UTF-8
+ * in place by the rule above, cut to at most cap − 1 bytes on a character
+ * boundary.  (Should memory run out, a bad byte becomes '?' instead.)
+ * Returns the new length.
+ */
+size_t gp_utf8_repair(char *s, size_t cap);
+/*
+ * s[0..n) for a terminal, into out (at most cap − 1 bytes, cut between
+ * characters, NUL-terminated, cap > 0): C0 controls, DEL, C1 controls
+ * (U+0080..U+009F) and bytes that are not UTF-8 as \xNN (each byte), a
+ * backslash as \\, the rest as it is.  Returns the length written.
+ */
+size_t gp_term_escape(char *out, size_t cap, const char *s, size_t n);
 
 #endif

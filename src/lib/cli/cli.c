@@ -54,13 +54,13 @@ uint64_t gp_opt_u64(const char *opt, const char *arg)
 /* A write failed with errno e: a closed pipe is a quiet 1, the rest 74.  Once
  * a signal asked us to stop (sig.h), a write it interrupted, or a reader that
  * it stopped first, is 128+N. */
-static _Noreturn void write_failed(int e)
+static _Noreturn void write_failed(int e, const char *name)
 {
 	if ((e == EINTR || e == EPIPE) && gp_sig_stop())
 		exit(128 + gp_sig_stop());
 	if (e == EPIPE)
 		exit(GP_EXIT_NEGATIVE);
-	gp_die(GP_EXIT_IOERR, "write error: %s", strerror(e));
+	gp_die(GP_EXIT_IOERR, "%s: write error: %s", name ? name : "stdout", strerror(e));
 }
 
 void gp_stdout_close(void)
@@ -73,7 +73,7 @@ void gp_stdout_close(void)
 		e = errno;
 	}
 	if (bad)
-		write_failed(e);
+		write_failed(e, "stdout");
 }
 
 static _Noreturn void close_exit(void)
@@ -118,7 +118,7 @@ void gp_output_open(struct gp_out *o, const char *path, int gzip)
 
 void gp_output_failed(const struct gp_out *o)
 {
-	write_failed(o->err ? o->err : errno);
+	write_failed(o->err ? o->err : errno, o->name);
 }
 
 void gp_output_close(struct gp_out *o)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* http — libcurl multi on epoll: keep-alive POSTs with streamed bodies. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,6 +20,8 @@ struct gp_http {
 	int running;
 	int warm_left;			/* warm-up GETs still running */
 	long n_open;			/* sockets libcurl holds open */
+	unsigned long sock_fails;	/* socket(2) calls that failed, */
+	int sock_errno;			/* and the last one's errno */
 	int64_t timer_ns;		/* libcurl's next timeout, INT64_MAX: none */
 	struct gp_http_ops ops;
 	struct gp_http_opts opts;
@@ -33,6 +36,7 @@ struct gp_http_xfer {
 	long status;
 	int active;
 	int sent;
+	unsigned long sock_fails0;	/* h->sock_fails when it started */
 	struct curl_slist xhdr[GP_HTTP_MAX_XHDR];
 	char errbuf[CURL_ERROR_SIZE];
 };
@@ -162,8 +166,12 @@ static curl_socket_t open_cb(void *clientp, curlsocktype purpose, struct curl_so
 	struct gp_http *h = clientp;
 	curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 
-	if (fd != CURL_SOCKET_BAD)
+	if (fd != CURL_SOCKET_BAD) {
 		h->n_open++;
+	} else {
+		h->sock_fails++;	/* libcurl keeps no errno of it (classify) */
+		h->sock_errno = errno;
+	}
 	return fd;
 }
 
@@ -371,6 +379,7 @@ int gp_http_start(struct gp_http_xfer *x, const char *url, const char *body, siz
 			 !x->h->opts.http2 && x->h->n_open <= x->h->running ? 1L : 0L);
 	x->status = 0;
 	x->sent = 0;
+	x->sock_fails0 = x->h->sock_fails;
 	x->errbuf[0] = '\0';
 	if (curl_multi_add_handle(x->h->multi, x->easy) != CURLM_OK)
 		return -1;
@@ -458,12 +467,35 @@ static enum gp_http_err classify(CURLcode rc, const struct gp_http_xfer *x)
 	enum gp_http_err k = code_class(rc);
 	long os_errno = 0;
 
-	if (rc == CURLE_RECV_ERROR) {
-		curl_easy_getinfo(x->easy, CURLINFO_OS_ERRNO, &os_errno);
-		if (!os_errno && strstr(x->errbuf, "chunk"))
-			return GP_HTTP_EFRAMING;
+	curl_easy_getinfo(x->easy, CURLINFO_OS_ERRNO, &os_errno);
+	if (rc == CURLE_RECV_ERROR && !os_errno && strstr(x->errbuf, "chunk"))
+		return GP_HTTP_EFRAMING;
+	if (!os_errno && x->h->sock_fails != x->sock_fails0)
+		os_errno = x->h->sock_errno;	/* a socket(2) failed meanwhile */
+	if (k == GP_HTTP_ERESET && !x->sent)
+		k = GP_HTTP_ECONNECT;
+	if (k != GP_HTTP_OK && k != GP_HTTP_ETIMEOUT && k != GP_HTTP_EABORT && gp_http_client_limit(rc, os_errno))
+		return GP_HTTP_ELIMIT;
+	return k;
+}
+
+int gp_http_client_limit(int code, long os_errno)
+{
+	int fd;
+
+	if (code == CURLE_OUT_OF_MEMORY || os_errno == EMFILE || os_errno == ENFILE || os_errno == ENOMEM ||
+	    os_errno == ENOBUFS || os_errno == EADDRNOTAVAIL)
+		return 1;
+	if (code != CURLE_COULDNT_CONNECT && code != CURLE_COULDNT_RESOLVE_HOST)
+		return 0;
+	/* libcurl does not always keep the errno of a socket(2) or pipe(2) that
+	 * failed: ask the process whether it could open one more descriptor. */
+	fd = fcntl(0, F_DUPFD_CLOEXEC, 0);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
 	}
-	return k == GP_HTTP_ERESET && !x->sent ? GP_HTTP_ECONNECT : k;
+	return errno == EMFILE || errno == ENFILE;
 }
 
 const char *gp_http_err_name(enum gp_http_err err)
@@ -475,6 +507,7 @@ const char *gp_http_err_name(enum gp_http_err err)
 	case GP_HTTP_ERESET: return "reset";
 	case GP_HTTP_EFRAMING: return "invalid_framing";
 	case GP_HTTP_ETIMEOUT: return "timeout";
+	case GP_HTTP_ELIMIT: return "client_limit";
 	default: return "other";
 	}
 }

@@ -44,10 +44,22 @@ enum gp_http_err {
 	GP_HTTP_EABORT,		/* on_body (or gp_http_fetch_stop) asked to stop */
 	GP_HTTP_EOTHER,		/* anything else (detail says what) */
 	GP_HTTP_ETLS,		/* TLS handshake or certificate refused: nothing sent */
+	GP_HTTP_ELIMIT,		/* the client's own limit: out of descriptors (EMFILE,
+				 * ENFILE), of memory (ENOMEM, ENOBUFS, libcurl's
+				 * out of memory) or of ephemeral ports
+				 * (EADDRNOTAVAIL) — not the server's doing */
 };
 
+/*
+ * Is a failed transfer (CURLcode `code`, CURLINFO_OS_ERRNO `os_errno`) the
+ * client's own limit?  Yes for the errnos above, and for a failed connect or
+ * resolve while this process cannot open one more descriptor (libcurl does
+ * not always keep the errno of its failed socket(2)).
+ */
+int gp_http_client_limit(int code, long os_errno);
+
 /* The record's class of an error (DESIGN.md §3: "connect", "tls", "reset",
- * "invalid_framing", "timeout", "other"); NULL for GP_HTTP_OK. */
+ * "invalid_framing", "timeout", "client_limit", "other"); NULL for GP_HTTP_OK. */
 const char *gp_http_err_name(enum gp_http_err err);
 
 struct gp_http_result {

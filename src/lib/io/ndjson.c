@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "io/json.h"
 #include "io/ndjson.h"
 #include "base/sig.h"
@@ -469,6 +470,8 @@ int gp_out_open(struct gp_out *o, const char *path, int gzip)
 	int fd;
 
 	memset(o, 0, sizeof(*o));
+	o->name = path && strcmp(path, "-") ? path : "stdout";
+	o->flushed_ns = gp_now_ns();
 	if (!path || !strcmp(path, "-")) {
 		o->is_stdout = 1;
 		fd = STDOUT_FILENO;
@@ -561,6 +564,26 @@ int gp_out_json(struct gp_out *o, const json_t *v)
 	r = gp_out_line(o, s, strlen(s));
 	free(s);
 	return r;
+}
+
+int gp_out_flush(struct gp_out *o)
+{
+	if (o->err)
+		return -1;
+	errno = 0;
+	if (o->gz ? gzflush(o->gz, Z_SYNC_FLUSH) != Z_OK : o->f && (fflush(o->f) || ferror(o->f))) {
+		o->err = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int gp_out_tick(struct gp_out *o, int64_t now_ns)
+{
+	if (now_ns - o->flushed_ns < GP_OUT_FLUSH_NS)
+		return o->err ? -1 : 0;
+	o->flushed_ns = now_ns;
+	return gp_out_flush(o);
 }
 
 int gp_out_close(struct gp_out *o)

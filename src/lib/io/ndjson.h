@@ -21,6 +21,7 @@
 #define GP_NDJSON_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
 #include <zlib.h>
@@ -135,7 +136,18 @@ struct gp_out {
 	int flush_each;
 	int is_stdout;
 	int err;
+	const char *name;		/* the path (borrowed), or "stdout" */
+	int64_t flushed_ns;		/* the last gp_out_tick flush (clock.h) */
 };
+
+/*
+ * Durability: a long-running writer (gp-replay) calls gp_out_tick often;
+ * once GP_OUT_FLUSH_NS has passed since the last flush it flushes — stdio
+ * to the kernel, gzip with Z_SYNC_FLUSH, so a file cut after it (SIGKILL,
+ * the OOM killer) decompresses up to that point — and reports a write error
+ * then, not at the end of the run.
+ */
+#define GP_OUT_FLUSH_NS 1000000000LL
 
 /* path NULL or "-": stdout.  gzip: 1 to compress (also when path ends ".gz").
  * Returns 0, or -1 with errno set. */
@@ -146,5 +158,10 @@ int gp_out_line(struct gp_out *o, const char *buf, size_t len);
 int gp_out_json(struct gp_out *o, const json_t *v);
 /* Flush and close; -1 if any write failed (errno set, EPIPE included). */
 int gp_out_close(struct gp_out *o);
+/* Flush what is buffered (as above).  0 or -1 (errno set, error remembered). */
+int gp_out_flush(struct gp_out *o);
+/* gp_out_flush when GP_OUT_FLUSH_NS passed since the last one (now_ns on
+ * clock.h's monotonic clock); else 0 at once. */
+int gp_out_tick(struct gp_out *o, int64_t now_ns);
 
 #endif

@@ -13,6 +13,7 @@ const char *const gp_rule_name[GP_N_RULES] = {
 	"invalid_framing", "hang_truncated", "backend_timeout", "vip_200",
 	"backend_health", "zero_paired",
 	"client_behind", "capped_sends", "interrupted", "achieved_rate", "shards",
+	"client_limit", "emulator_behind",
 };
 
 void gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, const char *error,
@@ -23,6 +24,8 @@ void gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, co
 		e->paired++;
 	if (!error)
 		return;
+	if (!strcmp(error, "client_limit"))
+		e->client_limit++;
 	if (!strcmp(error, "hang") && isfinite(ttft_ms))
 		e->hang++;
 	else if (!strcmp(error, "truncated"))
@@ -36,6 +39,14 @@ void gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, co
 				gp_xasprintf("http %ld", http_status) :
 				gp_xasprintf("%s: %.80s", error, detail ? detail : "");
 	}
+}
+
+void gp_validity_note_lag(struct gp_run_evidence *e, int after, double tokens, double on_time)
+{
+	after = after != 0;
+	e->lag_tokens[after] += tokens;
+	e->lag_on_time[after] += on_time;
+	e->have_lag[after] = 1;
 }
 
 void gp_validity_note_shard(struct gp_run_evidence *e, long i, long n, int trailer)
@@ -265,6 +276,38 @@ static void stream_rules(const struct gp_run_evidence *e, struct gp_run_verdict 
 						     e->timeout_example ? e->timeout_example : "?"));
 }
 
+/* The client's own limit, and the emulator's lag: the run measured them, not
+ * the system under test. */
+static void own_rules(const struct gp_run_evidence *e, struct gp_run_verdict *v)
+{
+	double n = e->lag_tokens[1] - e->lag_tokens[0];
+	double late = n - (e->lag_on_time[1] - e->lag_on_time[0]);
+
+	v->checked[GP_RULE_CLIENT_LIMIT] = v->checked[GP_RULE_EMULATOR] = 1;
+	if (e->client_limit > 0)
+		reason(v, GP_RULE_CLIENT_LIMIT,
+		       gp_xasprintf("client_limit: %ld %s failed on the client's own limit (descriptors, "
+				    "memory or ephemeral ports), not the server's", e->client_limit,
+				    plural(e->client_limit, "request", "requests")));
+	if (e->sse_by_body > 0)
+		json_array_append_new(v->flags, json_sprintf("sse_by_body: %lld %s read as event streams by "
+							     "their body, not their Content-Type",
+							     e->sse_by_body, plural(e->sse_by_body, "response",
+										    "responses")));
+	if (e->usage_contradicted > 0)
+		json_array_append_new(v->flags, json_sprintf("usage_contradicted: %lld %s sent usage below their "
+							     "content events; out_tokens is the count",
+							     e->usage_contradicted,
+							     plural(e->usage_contradicted, "response", "responses")));
+	if (e->have_lag[0] && e->have_lag[1] && n > 0 && late >= GP_EMU_LATE_MIN &&
+	    late > GP_EMU_LATE_FRAC * n)
+		reason(v, GP_RULE_EMULATOR,
+		       gp_xasprintf("emulator_behind: gp-sim wrote %.0f of the run's %.0f tokens (%.1f %%) more "
+				    "than %.0f ms late (bound: %.0f %% and %d tokens): the emulator, not the "
+				    "routing, shaped this run", late, n, 100 * late / n, GP_EMU_LATE_S * 1e3,
+				    GP_EMU_LATE_FRAC * 100, GP_EMU_LATE_MIN));
+}
+
 void gp_validity_judge(const struct gp_run_evidence *e, const struct gp_health_check *h,
 		       size_t n_h, const struct gp_health_round *rounds, size_t n_rounds,
 		       int strict, struct gp_run_verdict *v)
@@ -276,6 +319,7 @@ void gp_validity_judge(const struct gp_run_evidence *e, const struct gp_health_c
 	health_rules(e, h, n_h, rounds, n_rounds, v);
 	client_rules(e, v);
 	shard_rule(e, v);
+	own_rules(e, v);
 	if (e->paired == 0)
 		reason(v, GP_RULE_PAIRED, gp_xasprintf("zero_paired: no ok request with both ttft_ms and "
 						    "tpot_ms (%ld attempted)", e->n_req));

@@ -37,8 +37,21 @@
 enum gp_rule {
 	GP_RULE_FRAMING, GP_RULE_HANG, GP_RULE_TIMEOUT, GP_RULE_VIP, GP_RULE_BACKEND,
 	GP_RULE_PAIRED, GP_RULE_BEHIND, GP_RULE_CAPPED, GP_RULE_INTERRUPTED, GP_RULE_RATE,
-	GP_RULE_SHARDS, GP_N_RULES
+	GP_RULE_SHARDS, GP_RULE_CLIENT_LIMIT, GP_RULE_EMULATOR, GP_N_RULES
 };
+
+/*
+ * The emulator's lag (gp-sim's gpsim:token_pacing_lag_seconds histogram,
+ * from the run's before and after metrics snapshots): the run is discarded
+ * as emulator_behind when, between the two, more than GP_EMU_LATE_FRAC of
+ * the tokens gp-sim wrote, and at least GP_EMU_LATE_MIN of them, were
+ * written more than GP_EMU_LATE_S after their scheduled time (gp-sim's own
+ * overload warning uses the same bound): the emulator, not the routing,
+ * shaped such a run.  A run without the metric has no emulator lag to judge.
+ */
+#define GP_EMU_LATE_S 0.005
+#define GP_EMU_LATE_FRAC 0.01
+#define GP_EMU_LATE_MIN 100
 
 /* "invalid_framing", "hang_truncated", ... as in the validity record. */
 extern const char *const gp_rule_name[GP_N_RULES];
@@ -80,7 +93,22 @@ struct gp_run_evidence {
 	 * another N seen in the same run, and per shard I how many of each */
 	long shard_n, shard_n_other;
 	int *shard_hdr, *shard_end;
+	/* requests failed on the client's own limit (error client_limit) */
+	long client_limit;
+	/* gp-sim's pacing lag, summed over the targets of each phase
+	 * (0 before, 1 after): tokens written, and of those on time (within
+	 * GP_EMU_LATE_S); have_lag[phase] once a snapshot carried the metric */
+	double lag_tokens[2], lag_on_time[2];
+	int have_lag[2];
+	/* from the trailers: responses read as event streams by their body, and
+	 * usage not believed (flagged, not discarded) */
+	long long sse_by_body, usage_contradicted;
 };
+
+/* Count one metrics snapshot of the run (phase 0 before, 1 after) that
+ * carries gp-sim's pacing-lag histogram: its count and its bucket at
+ * GP_EMU_LATE_S. */
+void gp_validity_note_lag(struct gp_run_evidence *e, int after, double tokens, double on_time);
 
 /*
  * Count one request record into e: outcome "ok", "single_token" or

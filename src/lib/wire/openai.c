@@ -128,12 +128,8 @@ static size_t mask(char *s, size_t i, size_t j)
 	return i + 3;
 }
 
-void gp_oai_scrub(char *s, size_t cap, const char *secret)
+void gp_oai_mask_secret(char *s, const char *secret)
 {
-	size_t i, n;
-
-	if (!cap)
-		return;
 	if (secret && *secret) {
 		size_t kl = strlen(secret), at = 0;
 		char *k;
@@ -141,9 +137,21 @@ void gp_oai_scrub(char *s, size_t cap, const char *secret)
 		while ((k = strstr(s + at, secret)))
 			at = mask(s, (size_t)(k - s), (size_t)(k - s) + kl);
 	}
+}
+
+void gp_oai_scrub(char *s, size_t cap, const char *secret)
+{
+	size_t i;
+
+	if (!cap)
+		return;
+	gp_oai_mask_secret(s, secret);
 	for (i = 0; s[i]; i++)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
 			s[i] = ' ';
+		else if ((unsigned char)s[i] == 0xC2 && (unsigned char)s[i + 1] >= 0x80 &&
+			 (unsigned char)s[i + 1] < 0xA0)
+			s[i] = s[i + 1] = ' ';	/* a C1 control (U+0080..U+009F) */
 	for (i = 0; s[i];) {
 		size_t j = i;
 
@@ -169,13 +177,7 @@ void gp_oai_scrub(char *s, size_t cap, const char *secret)
 		else
 			i = j;
 	}
-	n = strlen(s);
-	if (n >= cap) {
-		n = cap - 1;
-		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
-		s[n] = '\0';
-	}
+	gp_utf8_repair(s, cap);		/* buf.h's rule; cut on a character boundary */
 }
 
 /* FastAPI's validation list: "loc.loc: msg" of its first item. */

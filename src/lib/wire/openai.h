@@ -95,7 +95,8 @@ int gp_oai_chunk_read(const char *data, size_t len, struct gp_sse_chunk *c);
  * of error.message, message, detail (a string; or a list: its first
  * item's "msg", prefixed by its "loc" joined with "."), error (a string),
  * else the body text itself.  The result is scrubbed: control characters
- * become spaces, and `secret` (when non-NULL and non-empty), any
+ * (C0, DEL, C1) become spaces, bytes that are not UTF-8 become U+FFFD (buf.h's
+ * rule), and `secret` (when non-NULL and non-empty), any
  * "Bearer <token>" and any word that looks like an API key ("sk-…", "key-…",
  * or 32+ characters of [A-Za-z0-9_-]) are replaced by "***".  Returns the
  * length written.
@@ -108,6 +109,10 @@ size_t gp_oai_error_read(const char *body, size_t len, const char *secret, char 
  * to at most cap − 1 bytes on a UTF-8 boundary.
  */
 void gp_oai_scrub(char *s, size_t cap, const char *secret);
+/* Only the first step of it: each `secret` in s (when non-NULL, non-empty)
+ * replaced by "***" — for text that must otherwise stay as sent (a receipt,
+ * a backend's name, a completion id). */
+void gp_oai_mask_secret(char *s, const char *secret);
 
 /* ---- the request reader (server side, gp-sim) ---- */
 

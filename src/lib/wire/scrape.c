@@ -130,6 +130,29 @@ int gp_scrape_failed(const json_t *m)
 	return json_object_get(m, "error") != NULL;
 }
 
+double gp_scrape_sum_label(const json_t *m, const char *name, const char *label, int *have)
+{
+	const char *series, *l;
+	json_t *v;
+	size_t n = strlen(name), k = strlen(label);
+	double sum = 0;
+	int h = 0;
+
+	json_object_foreach(json_object_get(m, "samples"), series, v) {
+		if (strncmp(series, name, n) || series[n] != '{' || !json_is_number(v))
+			continue;
+		for (l = series + n; (l = strstr(l + 1, label)); )
+			if ((l[-1] == '{' || l[-1] == ',') && (l[k] == ',' || l[k] == '}')) {
+				sum += json_number_value(v);
+				h = 1;
+				break;
+			}
+	}
+	if (have)
+		*have = h;
+	return sum;
+}
+
 double gp_scrape_sum(const json_t *m, const char *name, int *have)
 {
 	const char *series;

@@ -65,5 +65,8 @@ const char *gp_scrape_why(const json_t *metrics, char *buf, size_t cap);
  * series matched.
  */
 double gp_scrape_sum(const json_t *metrics, const char *name, int *have);
+/* The same over the series "name{…}" whose labels include `label` exactly
+ * (e.g. le="0.005"). */
+double gp_scrape_sum_label(const json_t *metrics, const char *name, const char *label, int *have);
 
 #endif

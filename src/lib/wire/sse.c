@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "wire/sse.h"
 #include "base/banned.h"
 
@@ -236,14 +237,14 @@ enum ctx { C_OTHER, C_ROOT, C_CHOICES, C_CHOICE0, C_DELTA, C_USAGE };
 /* Which field a string, number or object value is. */
 enum fld {
 	F_NONE, F_ID, F_CONTENT, F_REASONING_CONTENT, F_REASONING, F_TEXT, F_FINISH,
-	F_COMPLETION, F_PROMPT, F_ERROR, F_CHOICES, F_USAGE, F_DELTA,
+	F_COMPLETION, F_PROMPT, F_ERROR, F_CHOICES, F_USAGE, F_DELTA, F_OBJECT,
 };
 
 /* The last value seen for each key we keep (duplicate keys: last wins). */
 struct jr {
 	const unsigned char *p, *end;
 	struct gp_sse_chunk *out;
-	unsigned char d_content, d_reasoning_content, d_reasoning, text, finish, error;
+	unsigned char d_content, d_reasoning_content, d_reasoning, text, finish, error, flat_error;
 	long completion, prompt;
 	enum fld cur;		/* which delta key is being read (F_CONTENT + k) */
 };
@@ -353,37 +354,6 @@ static size_t read_escape(const unsigned char *p, const unsigned char *end, unsi
 }
 
 /*
- * The UTF-8 sequence at p (*p >= 0x80): its code point to *cp and its
- * length, or 0 when it is not well-formed — no overlongs, no surrogates,
- * nothing above U+10FFFF, not cut short.
- */
-static size_t read_utf8(const unsigned char *p, const unsigned char *end, unsigned *cp)
-{
-	unsigned c = *p, need, v, min, i;
-
-	if (c >= 0xC2 && c <= 0xDF) {
-		need = 1; v = c & 0x1F; min = 0x80;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		need = 2; v = c & 0x0F; min = 0x800;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		need = 3; v = c & 0x07; min = 0x10000;
-	} else {
-		return 0;
-	}
-	if ((size_t)(end - p) <= need)
-		return 0;
-	for (i = 1; i <= need; i++) {
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-		v = v << 6 | (p[i] & 0x3F);
-	}
-	if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-		return 0;
-	*cp = v;
-	return need + 1;
-}
-
-/*
  * A string at j->p (on the opening quote).  Sets *nonempty; copies the
  * decoded text into dst when dst is not NULL (cut at a character boundary
  * to cap − 1 bytes).  0 or -1.  The hot path is the run of plain bytes
@@ -432,7 +402,7 @@ static int read_string(struct jr *j, int *nonempty, char *dst, size_t cap)
 		else if (c < 0x80)
 			k = 1, cp = c;	/* not reached while plain[] holds all of ASCII but '"' and '\\' */
 		else
-			k = read_utf8(p, end, &cp);
+			k = gp_utf8_decode((const char *)p, (size_t)(end - p), &cp);	/* buf.h */
 		if (!k)
 			return -1;
 		if (dst)
@@ -541,6 +511,8 @@ static void classify_key(enum ctx c, const unsigned char *k, size_t n, enum ctx 
 			*child = C_USAGE, *f = F_USAGE;
 		else if (KEY("error"))
 			*f = F_ERROR;
+		else if (KEY("object"))
+			*f = F_OBJECT;
 		break;
 	case C_CHOICE0:
 		if (KEY("delta"))
@@ -672,6 +644,7 @@ static void reset_field(struct jr *j, enum fld f)
 	case F_COMPLETION: j->completion = -1; break;
 	case F_PROMPT: j->prompt = -1; break;
 	case F_ERROR: j->error = 0; break;
+	case F_OBJECT: j->flat_error = 0; break;
 	case F_CHOICES:
 		j->d_content = j->d_reasoning_content = j->d_reasoning = j->text = j->finish = 0;
 		break;
@@ -700,6 +673,14 @@ static int read_value(struct jr *j, enum ctx c, enum fld f, int depth)
 	case '"':
 		if (f == F_ID)
 			return read_string(j, &ne, j->out->id, sizeof(j->out->id));
+		if (f == F_OBJECT) {
+			char obj[8];
+
+			if (read_string(j, &ne, obj, sizeof(obj)))
+				return -1;
+			j->flat_error = !strcmp(obj, "error");
+			return 0;
+		}
 		if (read_string(j, &ne, NULL, 0))
 			return -1;
 		switch (f) {
@@ -748,7 +729,7 @@ int gp_sse_chunk_read(const char *data, size_t len, struct gp_sse_chunk *out)
 	out->finish = j.finish;
 	out->completion_tokens = j.completion;
 	out->prompt_tokens = j.prompt;
-	out->has_error = j.error;
+	out->has_error = j.error || j.flat_error;
 	return 0;
 bad:
 	out->content = out->finish = out->has_error = 0;

@@ -94,7 +94,8 @@ struct gp_sse_chunk {
 	int finish;		/* 1: choices[0].finish_reason is a non-null string */
 	long completion_tokens;	/* usage.completion_tokens, or -1 */
 	long prompt_tokens;	/* usage.prompt_tokens, or -1 */
-	int has_error;		/* 1: an in-stream {"error":…} object */
+	int has_error;		/* 1: an in-stream {"error":…} object, or a flat
+				 * {"object":"error","message":…} (vLLM's older shape) */
 	char id[256];		/* the chunk's "id" ("" when absent; truncated) */
 };
 

@@ -19,7 +19,7 @@
 
 static const char *const names[GP_STREAM_NCLASS] = {
 	NULL, "connect", "http_status", "not_streamed", "timeout", "hang", "truncated", "reset",
-	"invalid_framing", "cancelled", "empty", "stream_error", "other", "tls",
+	"invalid_framing", "cancelled", "empty", "stream_error", "other", "tls", "client_limit",
 };
 
 const char *gp_stream_class_name(int cls)
@@ -144,6 +144,8 @@ int gp_stream_start(struct gp_stream *s, const char *url, const char *body, size
 	s->usage_out = s->usage_in = -1;
 	s->content_events = 0;
 	s->saw_done = s->saw_finish = s->stream_error = s->sse = 0;
+	s->sniffed = s->sniff_over = 0;
+	s->encoding[0] = '\0';
 	s->cls = GP_STREAM_OK;
 	s->content_type[0] = s->id[0] = s->detail[0] = '\0';
 	s->body_len = 0;
@@ -172,12 +174,17 @@ void gp_stream_on_header(struct gp_stream *s, const char *line, size_t len, int6
 	if (len >= 5 && !strncmp(line, "HTTP/", 5)) {
 		/* A new response (after a 100 Continue or a redirect): forget
 		 * the previous one's content type. */
-		s->content_type[0] = '\0';
+		s->content_type[0] = s->encoding[0] = '\0';
 		s->sse = 0;
+		return;
+	}
+	if (gp_stream_header_value(line, len, "Content-Encoding", s->encoding, sizeof(s->encoding))) {
+		gp_oai_mask_secret(s->encoding, s->secret);
 		return;
 	}
 	if (!gp_stream_header_value(line, len, "Content-Type", s->content_type, sizeof(s->content_type)))
 		return;
+	gp_oai_mask_secret(s->content_type, s->secret);
 	k = strcspn(s->content_type, "; \t");
 	s->sse = k == 17 && !strncasecmp(s->content_type, "text/event-stream", 17);
 }
@@ -193,21 +200,85 @@ static void keep_body(struct gp_stream *s, const char *buf, size_t len)
 	s->body[s->body_len] = '\0';
 }
 
+/*
+ * Does the body kept so far begin as an event stream?  1 yes, 0 no, -1 not
+ * known yet (it is a prefix of one of the openings).
+ */
+static int sniff(const char *b, size_t n)
+{
+	static const char *const open[] = { "data:", "event:", "id:", "retry:", ":" };
+	size_t i, k;
+
+	if (n >= 3 && !memcmp(b, "\xEF\xBB\xBF", 3))
+		b += 3, n -= 3;
+	else if (n < 3 && !memcmp(b, "\xEF\xBB\xBF", n))
+		return -1;
+	if (!n)
+		return -1;
+	for (i = 0; i < sizeof(open) / sizeof(open[0]); i++) {
+		k = strlen(open[i]);
+		if (!memcmp(b, open[i], n < k ? n : k))
+			return n < k ? -1 : 1;
+	}
+	return 0;
+}
+
+/* Feed body bytes to the SSE parser: 0, or 1 (stop the transfer) with the
+ * class and its detail set. */
+static int feed(struct gp_stream *s, const char *buf, size_t len)
+{
+	int e = gp_sse_feed(&s->sse_p, buf, len);
+
+	if (!e)
+		return 0;
+	if (e == GP_SSE_ETOOBIG) {
+		s->cls = GP_STREAM_INVALID_FRAMING;
+		snprintf(s->detail, sizeof(s->detail), "an SSE event over %zu bytes (%s)", s->sse_p.max_event,
+			 s->max_event_flag ? s->max_event_flag : "the tool's fixed bound");
+	} else if (e == GP_SSE_ENOMEM) {
+		s->cls = GP_STREAM_CLIENT_LIMIT;
+		snprintf(s->detail, sizeof(s->detail), "out of memory for an SSE event of the stream");
+	} else if (!s->cls) {
+		s->cls = GP_STREAM_INVALID_FRAMING;
+	}
+	return 1;
+}
+
 int gp_stream_on_body(struct gp_stream *s, long status, const char *buf, size_t len, int64_t t)
 {
 	s->last_byte_ns = t;
 	s->status = status;
-	if (status < 200 || status > 299 || !s->sse) {
+	if (status < 200 || status > 299 || s->sniff_over) {
 		keep_body(s, buf, len);
 		return 0;
 	}
-	s->now_ns = t;
-	if (gp_sse_feed(&s->sse_p, buf, len)) {
-		if (!s->cls)
-			s->cls = GP_STREAM_INVALID_FRAMING;
+	if (s->sse && s->encoding[0] && strcasecmp(s->encoding, "identity")) {
+		s->cls = GP_STREAM_INVALID_FRAMING;
+		snprintf(s->detail, sizeof(s->detail), "Content-Encoding: %s on the event stream (gp sends no "
+			 "Accept-Encoding)", s->encoding);
+		gp_oai_scrub(s->detail, sizeof(s->detail), s->secret);
 		return 1;
 	}
-	return 0;
+	s->now_ns = t;
+	if (!s->sse) {
+		size_t had = s->body_len;	/* an undecided prefix, < 7 bytes */
+		int k;
+
+		keep_body(s, buf, len);
+		k = sniff(s->body, s->body_len);
+		if (k < 0)
+			return 0;
+		if (k == 0) {
+			s->sniff_over = 1;
+			return 0;
+		}
+		s->sse = s->sniffed = 1;
+		if (had && feed(s, s->body, had))
+			return 1;
+		s->body_len = 0;
+		s->body[0] = '\0';
+	}
+	return feed(s, buf, len);
 }
 
 static void add_itl(struct gp_stream *s, float ms)
@@ -257,8 +328,10 @@ static int on_event(const char *type, const char *data, size_t len, void *arg)
 		s->usage_out = c.completion_tokens;
 	if (c.prompt_tokens >= 0)
 		s->usage_in = c.prompt_tokens;
-	if (!s->id[0] && c.id[0])
+	if (!s->id[0] && c.id[0]) {
 		snprintf(s->id, sizeof(s->id), "%s", c.id);
+		gp_oai_mask_secret(s->id, s->secret);
+	}
 	return 0;
 }
 
@@ -275,7 +348,8 @@ static int classify_ok(struct gp_stream *s)
 		return GP_STREAM_NOT_STREAMED;
 	}
 	if (gp_sse_finish(&s->sse_p) < 0) {
-		snprintf(s->detail, sizeof(s->detail), "an SSE event over the size bound");
+		snprintf(s->detail, sizeof(s->detail), "an SSE event over %zu bytes (%s)", s->sse_p.max_event,
+			 s->max_event_flag ? s->max_event_flag : "the tool's fixed bound");
 		return GP_STREAM_INVALID_FRAMING;
 	}
 	if (s->stream_error)
@@ -313,6 +387,10 @@ int gp_stream_on_done(struct gp_stream *s, const struct gp_http_result *res, int
 		cls = GP_STREAM_TLS;
 		snprintf(s->detail, sizeof(s->detail), "%s", res->detail);
 		break;
+	case GP_HTTP_ELIMIT:
+		cls = GP_STREAM_CLIENT_LIMIT;
+		snprintf(s->detail, sizeof(s->detail), "the client's own limit: %s", res->detail);
+		break;
 	case GP_HTTP_ERESET:
 		cls = GP_STREAM_RESET;
 		snprintf(s->detail, sizeof(s->detail), "%s", res->detail);
@@ -339,6 +417,25 @@ int gp_stream_on_done(struct gp_stream *s, const struct gp_http_result *res, int
 	return cls;
 }
 
+int gp_stream_done_due(const struct gp_stream *s, int64_t t)
+{
+	return s->saw_done && s->done_ns && t - s->done_ns >= GP_STREAM_DONE_GRACE_NS;
+}
+
+void gp_stream_end_done(struct gp_stream *s)
+{
+	long st = gp_http_status(s->x);
+
+	if (st)
+		s->status = st;
+	s->connects = gp_http_connects(s->x);
+	gp_http_cancel(s->x);
+	s->detail[0] = '\0';
+	s->cls = classify_ok(s);
+	s->end_ns = s->done_ns;
+	gp_oai_scrub(s->detail, sizeof(s->detail), s->secret);
+}
+
 void gp_stream_abort(struct gp_stream *s, int cls, int64_t t)
 {
 	long st = gp_http_status(s->x);
@@ -363,9 +460,12 @@ void gp_stream_result(const struct gp_stream *s, struct gp_stream_result *r)
 {
 	int sent = s->sent_ns != 0;
 
+	int contra = s->usage_out >= 0 && s->usage_out < s->content_events;
+
 	r->cls = s->cls;
-	r->out_tokens = s->usage_out >= 0 ? s->usage_out : s->content_events;
-	r->tokens_from = !sent ? NULL : s->usage_out >= 0 ? "usage" : s->content_events ? "chunks" : NULL;
+	r->out_tokens = s->usage_out >= 0 && !contra ? s->usage_out : s->content_events;
+	r->tokens_from = !sent ? NULL : contra ? "chunks_usage_contradicted" : s->usage_out >= 0 ? "usage"
+			 : s->content_events ? "chunks" : NULL;
 	if (!r->tokens_from)
 		r->out_tokens = -1;
 	r->ttft_ms = sent && s->first_ns ? ms_between(s->sent_ns, s->first_ns) : NAN;
@@ -393,8 +493,9 @@ void gp_stream_copy_value(char *out, size_t cap, const char *v, size_t n)
 	while (n && (v[n - 1] == '\r' || v[n - 1] == '\n' || v[n - 1] == ' ' || v[n - 1] == '\t'))
 		n--;
 	for (i = 0; i < n && k + 1 < cap; i++)
-		out[k++] = (unsigned char)v[i] < 0x20 ? ' ' : v[i];
+		out[k++] = (unsigned char)v[i] < 0x20 || v[i] == 0x7f ? ' ' : v[i];
 	out[k] = '\0';
+	gp_utf8_repair(out, cap);	/* ISO-8859-1 or binary: buf.h's rule */
 }
 
 int gp_stream_header_value(const char *line, size_t len, const char *name, char *out, size_t cap)
@@ -430,12 +531,14 @@ static void chat_on_header(void *user, const char *line, size_t len, int64_t t)
 {
 	struct chat_slot *s = user;
 
-	if (s->cfg->backend_header)
-		gp_stream_header_value(line, len, s->cfg->backend_header, s->r.backend,
-				       sizeof(s->r.backend));
+	if (s->cfg->backend_header &&
+	    gp_stream_header_value(line, len, s->cfg->backend_header, s->r.backend, sizeof(s->r.backend)))
+		gp_oai_mask_secret(s->r.backend, s->cfg->api_key);
 	if (s->cfg->receipt_header &&
-	    gp_stream_header_value(line, len, s->cfg->receipt_header, s->r.receipt, sizeof(s->r.receipt)))
+	    gp_stream_header_value(line, len, s->cfg->receipt_header, s->r.receipt, sizeof(s->r.receipt))) {
 		s->r.have_receipt = 1;
+		gp_oai_mask_secret(s->r.receipt, s->cfg->api_key);
+	}
 	gp_stream_on_header(&s->st, line, len, t);
 }
 
@@ -512,6 +615,25 @@ static void chat_cancel_all(struct chat_run *u, long c)
 	}
 }
 
+/* The streams whose [DONE] came and whose server left them open: ended as
+ * complete after the grace. */
+static void chat_end_done(struct chat_run *u, long c)
+{
+	int64_t now = gp_now_ns();
+
+	for (long i = 0; i < c; i++) {
+		struct chat_slot *s = &u->slots[i];
+
+		if (s->idx < 0 || !gp_stream_done_due(&s->st, now))
+			continue;
+		gp_stream_end_done(&s->st);
+		chat_result(s);
+		u->running--;
+		u->b->on_done(u->b->arg, s->idx, &s->r);
+		s->idx = -1;
+	}
+}
+
 int gp_stream_chat_burst_run(const struct gp_stream_chat_burst *b)
 {
 	static const struct gp_http_ops ops = { chat_on_sent, chat_on_header, chat_on_body, chat_on_done };
@@ -564,6 +686,7 @@ int gp_stream_chat_burst_run(const struct gp_stream_chat_burst *b)
 			break;
 		if (gp_http_poll(h, next_tick) < 0)
 			rc = -1;
+		chat_end_done(&u, c);
 		if (gp_now_ns() >= next_tick) {
 			next_tick += b->tick_ns;
 			if (b->tick && b->tick(b->arg, gp_now_ns()))

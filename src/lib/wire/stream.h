@@ -21,20 +21,41 @@
  *   ITL  = the gaps between consecutive content events (per chunk, not per
  *          token), kept when asked for.
  * out_tokens = usage.completion_tokens when the server sent usage
- * (tokens_from "usage"), else the number of content events ("chunks").
+ * (tokens_from "usage"), else the number of content events ("chunks");
+ * see below for usage that contradicts the count.
+ *
+ * A 2xx body is read as an event stream when its Content-Type is
+ * text/event-stream, or — as aiohttp and the OpenAI SDK read it — when the
+ * body itself begins as one (after an optional BOM: "data:", "event:",
+ * "id:", "retry:" or a ":" comment); the latter is `sniffed` (the caller
+ * flags it, naming the Content-Type).  [DONE] ends the request: when the
+ * server leaves the response open after it, gp_stream_done_due says so
+ * GP_STREAM_DONE_GRACE_NS later and gp_stream_end_done ends it as complete
+ * (E2E still ends at [DONE]).  No Accept-Encoding is sent, so a 2xx stream
+ * (by its Content-Type) with a Content-Encoding other than identity is
+ * invalid_framing naming it (a compressed body is not recognised by its bytes).
+ * Usage that contradicts the stream — completion_tokens below the number of
+ * content events, each of which carries at least one token — is not
+ * believed: out_tokens falls back to the count, tokens_from
+ * "chunks_usage_contradicted".
  *
  * Classes (DESIGN.md §3): connect (nothing sent), http_status (a non-2xx;
  * the server's message, scrubbed, in detail), not_streamed (a 2xx that is
- * not text/event-stream; its content type in detail), timeout (over the
+ * not an event stream; its content type in detail), timeout (over the
  * deadline — the only bound on the wait for the first token), hang (a
  * stream that had started — first content token received — then sent
  * nothing for the idle limit; the caller decides, gp_stream_abort), truncated
  * (ended without [DONE] or without finish_reason), reset, invalid_framing
  * (bad HTTP chunking, an SSE event that is not JSON or over the bound),
- * cancelled (interrupted), stream_error (an in-stream {"error":…} event),
+ * cancelled (interrupted), stream_error (an in-stream {"error":…} event, or
+ * vLLM's older flat {"object":"error","message":…}; its message in detail),
  * empty (a complete stream without one content token), other, tls (the
  * TLS handshake failed or the server's certificate did not verify: nothing
- * sent; a caller stops as for connect).
+ * sent; a caller stops as for connect), client_limit (the client's own
+ * limit, not the server's doing: out of descriptors — EMFILE, ENFILE —,
+ * of memory, or of ephemeral ports — EADDRNOTAVAIL —; http.h).
+ * An SSE event over max_event is invalid_framing with a detail naming the
+ * bound and max_event_flag.
  *
  * Ownership: a struct gp_stream is embedded in the caller's per-request
  * struct; gp_stream_init creates its transfer with the caller's `user`
@@ -56,8 +77,12 @@ enum gp_stream_class {
 	GP_STREAM_OK = 0, GP_STREAM_CONNECT, GP_STREAM_HTTP_STATUS, GP_STREAM_NOT_STREAMED,
 	GP_STREAM_TIMEOUT, GP_STREAM_HANG, GP_STREAM_TRUNCATED, GP_STREAM_RESET,
 	GP_STREAM_INVALID_FRAMING, GP_STREAM_CANCELLED, GP_STREAM_EMPTY, GP_STREAM_STREAM_ERROR,
-	GP_STREAM_OTHER, GP_STREAM_TLS, GP_STREAM_NCLASS
+	GP_STREAM_OTHER, GP_STREAM_TLS, GP_STREAM_CLIENT_LIMIT, GP_STREAM_NCLASS
 };
+
+/* After [DONE], how long the server has to end the response before the
+ * request is ended here (a connection left open is not a hang). */
+#define GP_STREAM_DONE_GRACE_NS 1000000000LL
 
 /* The record's name of a class ("connect", …); NULL for GP_STREAM_OK. */
 const char *gp_stream_class_name(int cls);
@@ -72,7 +97,12 @@ struct gp_stream {
 	long connects;			/* new connections the transfer opened */
 	long usage_out, usage_in;	/* from usage, -1 when not sent */
 	long content_events;
-	int saw_done, saw_finish, stream_error, sse;	/* sse: Content-Type was text/event-stream */
+	int saw_done, saw_finish, stream_error, sse;	/* sse: read as an event stream */
+	int sniffed;			/* sse by its body, not its Content-Type */
+	int sniff_over;			/* the body was judged not an event stream */
+	const char *max_event_flag;	/* the option that sets max_event, for the
+					 * detail ("--max-event-bytes"); NULL: fixed */
+	char encoding[32];		/* Content-Encoding, "" when none */
 	int cls;			/* the class, once over */
 	char content_type[96];
 	char id[256];			/* the first chunk's "id" */
@@ -124,6 +154,12 @@ int gp_stream_on_body(struct gp_stream *s, long status, const char *buf, size_t 
 int gp_stream_on_done(struct gp_stream *s, const struct gp_http_result *res, int64_t t);
 /* Stop a running transfer ourselves (hang, cancelled) with that class. */
 void gp_stream_abort(struct gp_stream *s, int cls, int64_t t);
+/* 1 when [DONE] arrived GP_STREAM_DONE_GRACE_NS before t and the response
+ * is still open. */
+int gp_stream_done_due(const struct gp_stream *s, int64_t t);
+/* End such a stream as though the server had closed it after [DONE]: the
+ * transfer cancelled, the class that of a complete stream. */
+void gp_stream_end_done(struct gp_stream *s);
 
 /* 1 once the first content token arrived. */
 static inline int gp_stream_started(const struct gp_stream *s)
@@ -135,7 +171,7 @@ static inline int gp_stream_started(const struct gp_stream *s)
 struct gp_stream_result {
 	double ttft_ms, tpot_ms, e2e_ms;
 	long out_tokens;		/* -1 when unknown (nothing received) */
-	const char *tokens_from;	/* "usage", "chunks" or NULL */
+	const char *tokens_from;	/* "usage", "chunks", "chunks_usage_contradicted" or NULL */
 	const char *outcome;		/* "ok", "single_token", "failed" */
 	int cls;
 };

@@ -58,6 +58,9 @@ void gp_trace_release(struct gp_trace_rec *r);
  * that hash_ids cover are a function of (all hash_ids, salt): a unique tail.
  * block_tokens < 1 ignores hash_ids.  No allocation, no global state.
  */
+/* The longest prompt a tool synthesizes (tokens: 20 MiB of text); a record
+ * that asks for more is refused by the tool with its file:line. */
+#define GP_TRACE_MAX_SYNTH_TOKENS (1L << 22)
 size_t gp_trace_synth_prompt(char *buf, size_t buflen, long input_tokens,
 			     const int64_t *hash_ids, size_t n_hash_ids,
 			     long block_tokens, const char *salt);
