@@ -1800,6 +1800,12 @@ static int publish_gates(struct publish *p, struct gp_out *out, const char *reco
 	if (p->opt->strict && p->not_checked && !json_array_size(p->reasons))
 		because(p, gp_xasprintf("strict: something was not checked"));
 	publishable = json_array_size(p->reasons) == 0;
+	if (!publishable) {	/* figures never stand alone under a refusal */
+		char *a = gp_xasprintf("NOT PUBLISHABLE (see the reasons): %s", p->answer);
+
+		free(p->answer);
+		p->answer = a;
+	}
 	json_array_extend(p->reasons, p->notes);
 	out_record(out, json_pack("{s:s, s:b, s:s, s:O, s:O, s:O, s:O, s:O, s:O}", "type", "verdict",
 				  "publishable", publishable, "answer", p->answer, "reasons", p->reasons,
