@@ -355,11 +355,12 @@ int main(void)
 	note(d, "{\"type\":\"knee\",\"arm\":\"hash\",\"rate_rps\":8,\"target\":0.9,"
 		"\"goodput_rps_per_accel\":3.5,\"goodput_per_accel_ci\":{\"lo\":3.25,\"hi\":3.75}}");
 	note(d, "{\"type\":\"knee\",\"arm\":\"rr\",\"rate_rps\":null,\"target\":0.9}");
+	note(d, "{\"type\":\"knee\",\"arm\":\"lc\",\"rate_rps\":null,\"target\":0.9}");
 	note(d, "{\"type\":\"knee_compare\",\"arm\":\"hash\",\"vs\":\"rr\",\"verdict\":\"INCONCLUSIVE\"}");
 	ans = gp_design_answer(d, "mixed", &none);
 	ok(!none, "one knee: an answer");
 	is_str(ans, "goodput@SLO at the knee, per accelerator: hash 3.5 [3.25, 3.75] req/s at 8 req/s; "
-	       "at no rung reaching the target: rr; at the knee: hash vs rr INCONCLUSIVE; mixed",
+	       "at no rung reaching the target: rr, lc; at the knee: hash vs rr INCONCLUSIVE; mixed",
 	       "the answer: knees, the arm without one, the comparison, the claim");
 	free(ans);
 	gp_design_free(d);

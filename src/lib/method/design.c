@@ -765,7 +765,7 @@ char *gp_design_answer(const struct gp_design *d, const char *claim, int *none)
 		if (!arm)
 			continue;
 		if (gp_json_num(k, "rate_rps", &rate)) {
-			addf(&miss, "%s", arm);
+			bfmt(&miss, "%s%s", miss.len ? ", " : "", arm);
 			continue;
 		}
 		if (!knees++)
