@@ -57,6 +57,17 @@ test_expect_success 'preflight: a relative up_cmd path: 65, naming the field and
 	grep -q "field .arms\[1\].up_cmd.: relative path .examples/haproxy/common.cfg." pre.err &&
 	! grep -q "arms\[0\]" pre.err
 '
+test_expect_success 'preflight: every example fleet, filled, passes (commands name their files under ${GP_TOP})' '
+	for f in "$GP_TOP"/examples/*/fleet*.json "$GP_TOP"/examples/fleet.json "$GP_TOP"/examples/gateways/*.json; do
+		sed -e "s|\${GP_TOP}|$GP_TOP|g" -e "s/\${\(GP_[A-Z0-9_]*\)}/x\1/g" "$f" >ex.json &&
+		jq --argjson a "$(jq "[.arms[].name]" ex.json)" ".arms = \$a" protocol.json >ex-p.json &&
+		mkdir -p o && env FLEET=$TRASH/ex.json PROTOCOL=$TRASH/ex-p.json OUT=$TRASH/o sh "$C/campaign.sh" preflight ||
+			{ echo "$f"; exit 1; }
+	done
+'
+test_expect_success 'preflight: a kubectl resource (deploy/NAME) is no relative path' '
+	jq ".arms[0].mode_cmd = \"kubectl logs deploy/epp | tail -n 1\"" fleet.json >f8.json && pre f8.json
+'
 test_expect_success 'preflight: a protocol arm the fleet lacks: 65' '
 	jq ".arms = [.arms[] | select(.name != \"chash\")]" fleet.json >f7.json &&
 	{ pre f7.json; test $? = 65; } && grep -q "protocol arm chash is not in the fleet" pre.err

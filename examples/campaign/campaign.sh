@@ -217,9 +217,12 @@ preflight() {
 		def fmt: reduce .[] as $k (""; if ($k | type) == "number" then . + "[\($k)]"
 			elif . == "" then $k else . + "." + $k end);
 		def command: .[-1] | tostring | IN("up_cmd", "mode_cmd", "cache_reset_cmd", "cmd");
+		# A word naming a file (a / and an extension: run.sh, rr.cfg) not
+		# anchored at /, $ or ~; "deploy/NAME" (kubectl) is no file.
 		def relative: sub("^[0-9]*[<>]+"; "") | sub("^[^=/]*="; "") | ltrimstr("\"") | ltrimstr("'"'"'")
-			| select(contains("/") and (startswith("/") or startswith("$") or startswith("~")
-				or startswith("-") or contains("://") or startswith("\\") | not));
+			| rtrimstr("\"") | rtrimstr("'"'"'") | rtrimstr(";")
+			| select(contains("/") and test("/[^/]*[^/.]\\.[A-Za-z0-9]+$") and (startswith("/") or startswith("$")
+				or startswith("~") or startswith("-") or contains("://") or startswith("\\") | not));
 		. as $f
 		| (paths(type == "string") as $p | ($p | fmt) as $at | $f | getpath($p)
 		   | if ($p | command) then
