@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,8 @@
 #include "method/statcheck.h"
 #include "stats/stats.h"
 #include "stats/tost.h"
+#include "method/design.h"
+#include "base/buf.h"
 #include "base/vec.h"
 #include "base/banned.h"
 
@@ -39,7 +42,8 @@ static const char usage[] =
 	"                  [--slo-stat p50|p90|p99|mean] [--single-token ttft|miss]\n"
 	"                  [--floor ARM] [--equiv ARM --delta D] [--alpha A] [--target 0.9]\n"
 	"                  [--accelerators N | --fleet FILE] [--min-reps 5] [--resamples N]\n"
-	"                  [--level 0.95] [--seed S] [--pass] [--no-validity] [-o FILE] [-z]\n"
+	"                  [--level 0.95] [--seed S] [--slo-margin M] [--pass] [--no-validity]\n"
+	"                  [-o FILE] [-z]\n"
 	"                  [FILE...]\n"
 	"       gp-analyze --self-check\n"
 	"\n"
@@ -52,6 +56,9 @@ static const char usage[] =
 	"  --slo-multiple K           SLO = K x the baseline statistic\n"
 	"  --slo-stat STAT            p50 (default), p90, p99 or mean of the baseline\n"
 	"  --single-token ttft|miss   judge single-token requests on TTFT (default) or miss\n"
+	"  --slo-margin M             idle_baseline records in the input: a member whose idle\n"
+	"                             statistic x (1 + M) exceeds the SLO (default 0.10) makes\n"
+	"                             the knee advice say the SLO is infeasible for it\n"
 	"  --floor ARM                the baseline floor arm: noise floor, WIN/LOSS vs it\n"
 	"  --equiv ARM --delta D      TOST parity of every other arm vs ARM within +-D\n"
 	"  --alpha A                  TOST level (0.05: a 90% interval)\n"
@@ -86,6 +93,24 @@ struct opts {
 	int pass, no_validity, gzip;
 	const char *output;
 };
+
+/* idle_baseline records of the input, the SLO and its statistic, and
+ * --slo-margin: the knee advice's feasibility (knee_edge). */
+static json_t *idle_recs;
+static struct gp_slo idle_slo;
+static const char *idle_stat = "p50";
+static double idle_margin = GP_DESIGN_SLO_MARGIN;
+
+/* printf into a gp_buf (memory runs out: the text is cut). */
+static void buf_printf(struct gp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_printf(struct gp_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	gp_buf_vfmt(b, fmt, ap);
+	va_end(ap);
+}
 
 /* ---- growable arrays ---- */
 
@@ -708,6 +733,8 @@ static void read_input(struct state *s, const struct gp_slo *slo, char **paths, 
 			s->saw_validity = 1;
 		else if (!strcmp(type, "run"))
 			note_url(o);
+		else if (!strcmp(type, "idle_baseline"))
+			json_array_append(idle_recs, o);
 		json_decref(o);
 	}
 	if (e < 0)
@@ -1016,6 +1043,8 @@ static json_t *slo_record(const struct opts *op, const struct slo_info *si, doub
 	json_t *o = json_object();
 	int base = !strcmp(si->origin, "baseline");
 
+	idle_slo = si->slo;
+	idle_stat = base ? op->slo_stat : "p50";
 	json_object_set_new(o, "type", json_string("slo"));
 	gp_json_set_real(o, "ttft_ms", si->slo.ttft_ms);
 	gp_json_set_real(o, "tpot_ms", si->slo.tpot_ms);
@@ -1510,13 +1539,36 @@ static void do_compare(struct an *a)
 	}
 }
 
-/* Where the knee sits on the ladder, and what to do about an edge. */
+/* Where the knee sits on the ladder, and what to do about an edge.  No rung
+ * clearing the target with a member that cannot meet the SLO unloaded (its
+ * idle_baseline, design.h's rule) is not a ladder to extend. */
 static void knee_edge(json_t *o, enum gp_knee_edge e)
 {
 	const char *edge = gp_knee_edge_name(e), *advice = gp_knee_edge_advice(e);
+	struct gp_buf b = { 0 };
+	size_t i;
+	json_t *r;
 
 	json_object_set_new(o, "edge", edge ? json_string(edge) : json_null());
-	json_object_set_new(o, "advice", advice ? json_string(advice) : json_null());
+	json_array_foreach(e == GP_KNEE_BELOW ? idle_recs : NULL, i, r) {
+		const char *name = NULL;
+		char why[400];
+
+		if (gp_design_idle_feasible(r, idle_stat, idle_slo.ttft_ms, idle_slo.tpot_ms, idle_margin,
+					    why, sizeof(why)) || !why[0])
+			continue;
+		if (gp_json_str(r, "backend", &name) || !name)
+			gp_json_str(r, "endpoint", &name);
+		buf_printf(&b, "%sSLO infeasible for member %s at idle (%s)", b.len ? "; " : "",
+			      name ? name : "?", why);
+	}
+	if (b.len) {
+		buf_printf(&b, ": no rate reaches the target and extending the ladder cannot help");
+		json_object_set_new(o, "advice", json_string(b.p));
+	} else {
+		json_object_set_new(o, "advice", advice ? json_string(advice) : json_null());
+	}
+	gp_buf_release(&b);
 }
 
 /* The binomial floor carried to goodput = good_fraction × achieved_rps. */
@@ -1825,7 +1877,7 @@ static double fleet_accelerators(const char *path)
 enum {
 	O_TTFT = 256, O_TPOT, O_BASE, O_MULT, O_STAT, O_SINGLE, O_FLOOR, O_EQUIV, O_DELTA,
 	O_ALPHA, O_TARGET, O_ACCEL, O_FLEET, O_RES, O_LEVEL, O_SEED, O_PASS, O_NOVAL, O_SELF,
-	O_VERSION, O_MINREPS,
+	O_VERSION, O_MINREPS, O_MARGIN,
 };
 
 static const struct option longopts[] = {
@@ -1833,6 +1885,7 @@ static const struct option longopts[] = {
 	{"tpot-slo-ms", required_argument, NULL, O_TPOT},
 	{"slo-baseline", required_argument, NULL, O_BASE},
 	{"slo-multiple", required_argument, NULL, O_MULT},
+	{"slo-margin", required_argument, NULL, O_MARGIN},
 	{"slo-stat", required_argument, NULL, O_STAT},
 	{"single-token", required_argument, NULL, O_SINGLE},
 	{"floor", required_argument, NULL, O_FLOOR},
@@ -1867,6 +1920,7 @@ static int parse_opts(int argc, char **argv, struct opts *op)
 		case O_TPOT: op->tpot_slo = gp_opt_double("--tpot-slo-ms", optarg, 0, 1e12); break;
 		case O_BASE: op->baseline = optarg; break;
 		case O_MULT: op->multiple = gp_opt_double("--slo-multiple", optarg, 1e-9, 1e9); break;
+		case O_MARGIN: idle_margin = gp_opt_double("--slo-margin", optarg, 0, 100); break;
 		case O_STAT:
 			if (strcmp(optarg, "p50") && strcmp(optarg, "p90") && strcmp(optarg, "p99") &&
 			    strcmp(optarg, "mean"))
@@ -2019,6 +2073,7 @@ int main(int argc, char **argv)
 	double accel;
 
 	gp_log_init(argv[0]);
+	idle_recs = json_array();
 	gp_sig_install();
 	if (parse_opts(argc, argv, &op))
 		return self_check();

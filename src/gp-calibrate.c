@@ -36,6 +36,8 @@
 #include "wire/stream.h"
 #include "wire/trace.h"
 #include "base/vec.h"
+#include "base/buf.h"
+#include "stats/stats.h"
 #include "base/banned.h"
 
 static const char usage[] =
@@ -53,6 +55,9 @@ static const char usage[] =
 	"       gp-calibrate ladder --trace FILE [--unsaturated F] [--moderate F]\n"
 	"                    [--saturated F] [--rung F]... [FILE...]\n"
 	"       gp-calibrate check --fleet FILE [FILE...]\n"
+	"       gp-calibrate idle --fleet FILE --trace FILE [--endpoint URL|NAME]...\n"
+	"                    [--requests N] [--timeout-s S] [--model M] [--cacert FILE]\n"
+	"                    [--insecure] [-o FILE]\n"
 	"\n"
 	"The sweep drives one backend with a geometric ramp of streamed completions\n"
 	"and writes calib_step records and one capacity record.  Exit 0: saturated,\n"
@@ -63,6 +68,10 @@ static const char usage[] =
 	"ladder    capacity records in, one ladder record per role out.\n"
 	"check     capacity records in; exit 1 (stale) when the fleet's backends or\n"
 	"          accelerators differ from those they were measured on.\n"
+	"idle      each backend unloaded: N requests of the trace's shape, one at a\n"
+	"          time, cold (prompts no cache holds); one idle_request each and one\n"
+	"          idle_baseline per backend.  Exit 0; 1 when a request failed; 69\n"
+	"          when a backend is unreachable.\n"
 	"\n"
 	"  --fleet FILE          the fleet file (VIPs to refuse, backends, metrics)\n"
 	"  --endpoint URL|NAME   the backend: its URL, or its name in the fleet\n"
@@ -97,16 +106,19 @@ static const char usage[] =
 	"  --unsaturated F, --moderate F, --saturated F   ladder ratios of the fleet's\n"
 	"                        saturation rate (default 0.5, 0.8, 1.2)\n"
 	"  --rung F              ladder: one more rung at ratio F (repeatable)\n"
+	"  --requests N          idle: requests per backend (default 8)\n"
+	"  --timeout-s S         idle: bound on each request (default 120)\n"
 	"  -h, --help            this text;  --version  the version\n";
 
 /* ------------------------------------------------------------ protocol */
 
 enum {
 	O_FLEET = 256, O_ENDPOINT, O_ROLE, O_PROTOCOL, O_MODEL, O_API, O_METRICS, O_BACKH,
-	O_PROGRESS, O_CACERT, O_INSECURE, O_TRACE, O_UNSAT, O_MOD, O_SAT, O_RUNG, O_VERSION, O_FIELD = 1000,
+	O_PROGRESS, O_CACERT, O_INSECURE, O_TRACE, O_UNSAT, O_MOD, O_SAT, O_RUNG, O_VERSION,
+	O_REQUESTS, O_TIMEOUT, O_FIELD = 1000,
 };
 
-#define FIXED_OPTS 19
+#define FIXED_OPTS 21
 
 static struct option *longopts(void)
 {
@@ -128,6 +140,8 @@ static struct option *longopts(void)
 		{ "moderate", required_argument, NULL, O_MOD },
 		{ "saturated", required_argument, NULL, O_SAT },
 		{ "rung", required_argument, NULL, O_RUNG },
+		{ "requests", required_argument, NULL, O_REQUESTS },
+		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 	};
@@ -260,35 +274,58 @@ static int cmd_protocol(int argc, char **argv)
 
 /* ------------------------------------------------------------ ladder */
 
-/* Mean input and output tokens per request of a trace file. */
-static void trace_means(const char *path, double *in, double *outtok, unsigned long *n)
+/* The token counts of every record of a trace file (t->n >= 1). */
+struct trace_shape {
+	long *in, *outtok;
+	size_t n, cap;
+};
+
+static void trace_shapes(const char *path, struct trace_shape *t)
 {
 	char *paths[1] = { (char *)path }, err[200];
 	struct gp_input inp;
 	struct gp_trace_rec rec;
-	double si = 0, so = 0;
 	json_t *o;
 	int rc;
 
-	*n = 0;
 	gp_trace_init(&rec);
 	gp_input_init(&inp, paths, 1);
 	while ((rc = gp_input_next_json(&inp, &o)) == GP_NDJSON_LINE) {
 		if (gp_trace_parse(&rec, o, err, sizeof(err)))
 			gp_die_at(GP_EXIT_DATAERR, gp_input_name(&inp), gp_input_line(&inp), "%s", err);
-		si += (double)rec.input_tokens;
-		so += (double)rec.output_tokens;
-		(*n)++;
+		if (t->n == t->cap) {
+			t->cap = t->cap ? 2 * t->cap : 256;
+			t->in = gp_xrealloc(t->in, t->cap * sizeof(*t->in));
+			t->outtok = gp_xrealloc(t->outtok, t->cap * sizeof(*t->outtok));
+		}
+		t->in[t->n] = rec.input_tokens;
+		t->outtok[t->n++] = rec.output_tokens;
 		json_decref(o);
 	}
 	if (rc < 0)
 		gp_input_failed(&inp, rc);
 	gp_trace_release(&rec);
 	gp_input_release(&inp);
-	if (*n == 0)
+	if (!t->n)
 		gp_die(GP_EXIT_DATAERR, "%s: no trace records", path);
-	*in = si / (double)*n;
-	*outtok = so / (double)*n;
+}
+
+/* Mean input and output tokens per request of a trace file. */
+static void trace_means(const char *path, double *in, double *outtok, unsigned long *n)
+{
+	struct trace_shape t = { 0 };
+	double si = 0, so = 0;
+
+	trace_shapes(path, &t);
+	for (size_t i = 0; i < t.n; i++) {
+		si += (double)t.in[i];
+		so += (double)t.outtok[i];
+	}
+	*n = t.n;
+	*in = si / (double)t.n;
+	*outtok = so / (double)t.n;
+	free(t.in);
+	free(t.outtok);
 }
 
 /* One capacity record as the ladder and the check read it. */
@@ -574,6 +611,184 @@ static int cmd_check(int argc, char **argv)
 	gp_fleet_release(&f);
 	out_close();
 	return k ? GP_EXIT_NEGATIVE : GP_EXIT_OK;
+}
+
+/* ------------------------------------------------------------ idle */
+
+/*
+ * The unloaded baseline of each member (method §9.1: an SLO the deployment
+ * cannot physically meet gives a meaningless goodput): N records of the
+ * trace, evenly spaced through it, sent one at a time to the backend
+ * directly — far below any capacity — each with a prompt of the record's
+ * length that no cache holds (synthesized without hash_ids, salted with the
+ * run's start time, the backend and the index), max_tokens its output
+ * length with ignore_eos.  The statistics are those an SLO is built from
+ * (type-7 quantiles, as gp-analyze's baseline).
+ */
+/* {"p50","p90","p99","mean","max"} of x[0..n) (sorted in place); nulls when n is 0. */
+static json_t *idle_stats(double *x, size_t n)
+{
+	json_t *o = json_object();
+
+	gp_sort_doubles(x, n);
+	gp_json_set_real(o, "p50", n ? gp_quantile_sorted(x, n, 0.50) : NAN);
+	gp_json_set_real(o, "p90", n ? gp_quantile_sorted(x, n, 0.90) : NAN);
+	gp_json_set_real(o, "p99", n ? gp_quantile_sorted(x, n, 0.99) : NAN);
+	gp_json_set_real(o, "mean", n ? gp_mean(x, n) : NAN);
+	gp_json_set_real(o, "max", n ? x[n - 1] : NAN);
+	return o;
+}
+
+static int cmd_idle(int argc, char **argv)
+{
+	const char *fleet_path = NULL, *outpath = NULL, *trace = NULL, *model = NULL, *cacert = NULL;
+	const char **eps = NULL;
+	size_t neps = 0;
+	long nreq = 8, timeout_ms = 120000;
+	int insecure = 0, c, bad = 0, unreachable = 0;
+	struct gp_fleet f;
+	struct trace_shape t = { 0 };
+	struct gp_http_tls tls = { 0 };
+	char key[1024], err[256], nonce[64], started[64];
+	int have_key;
+
+	while ((c = gp_getopt(argc, argv, "ho:", longopts())) != -1) {
+		switch (c) {
+		case 'h': gp_print_help(usage);
+		case O_VERSION: gp_print_version();
+		case 'o': outpath = optarg; break;
+		case O_FLEET: fleet_path = optarg; break;
+		case O_TRACE: trace = optarg; break;
+		case O_MODEL: model = optarg; break;
+		case O_CACERT: cacert = optarg; break;
+		case O_INSECURE: insecure = 1; break;
+		case O_ENDPOINT:
+			eps = gp_xrealloc(eps, (neps + 1) * sizeof(*eps));
+			eps[neps++] = optarg;
+			break;
+		case O_REQUESTS: nreq = gp_opt_long("--requests", optarg, 1, 10000); break;
+		case O_TIMEOUT:
+			timeout_ms = (long)(gp_opt_double("--timeout-s", optarg, 0.001, 86400) * 1000);
+			break;
+		default: gp_usage_error("idle: option not allowed here");
+		}
+	}
+	if (!fleet_path || !trace)
+		gp_usage_error("idle: --fleet FILE and --trace FILE are required");
+	if (optind < argc)
+		gp_usage_error("idle: unexpected argument '%s'", argv[optind]);
+	fleet_load(&f, fleet_path);
+	if (!model)
+		model = f.model;
+	if (!model)
+		gp_usage_error("idle: no model (--model, or the fleet's model)");
+	trace_shapes(trace, &t);
+	have_key = gp_stream_api_key(NULL, key, sizeof(key), err, sizeof(err));
+	if (have_key < 0)
+		gp_die(GP_EXIT_USAGE, "%s", err);
+	tls.cacert = cacert;
+	tls.insecure = insecure;
+	if (gp_http_global_init())
+		gp_die(GP_EXIT_SOFTWARE, "libcurl could not be initialised");
+	gp_rfc3339(gp_wall_ns(), started, sizeof(started));
+	snprintf(nonce, sizeof(nonce), "%lld", (long long)gp_now_ns());
+	out_open(outpath);
+	for (size_t bi = 0; bi < f.n_backends && !gp_sig_stop(); bi++) {
+		const struct gp_fleet_backend *b = &f.backends[bi];
+		const char *bn = b->name ? b->name : b->url;
+		double *ttft = gp_xcalloc((size_t)nreq, sizeof(double));
+		double *tpot = gp_xcalloc((size_t)nreq, sizeof(double));
+		size_t nt = 0, np = 0;
+		long ok = 0, failed = 0, connect = 0, sent = 0;
+		int want = neps == 0;
+		json_t *rec;
+
+		for (size_t e = 0; e < neps; e++)
+			if ((b->name && !strcmp(eps[e], b->name)) || gp_fleet_backend_index(&f, eps[e]) == (long)bi)
+				want = 1;
+		if (!want) {
+			free(ttft);
+			free(tpot);
+			continue;
+		}
+		if (gp_fleet_is_gateway_url(&f, b->url) || gp_fleet_resolves_to_gateway(&f, b->url) >= 0)
+			gp_die(GP_EXIT_USAGE, "%s: backend %s (%s) is a VIP or the gateway: the idle "
+			       "baseline is taken on each backend directly", fleet_path, bn, b->url);
+		for (long i = 0; i < nreq && !gp_sig_stop(); i++) {
+			size_t k = (size_t)((double)i * (double)t.n / (double)nreq);
+			long in = t.in[k], outn = t.outtok[k];
+			size_t plen = gp_trace_synth_prompt(NULL, 0, in, NULL, 0, 0, "");
+			char *prompt = gp_xmalloc(plen + 1), salt[256];
+			struct gp_buf body = { 0 };
+			struct gp_oai_req q = { 0 };
+			struct gp_stream_chat_cfg cfg = { b->url, have_key ? key : NULL, NULL, NULL,
+							  timeout_ms, &tls, gp_sig_stop };
+			struct gp_stream_chat_res r;
+
+			snprintf(salt, sizeof(salt), "idle %s %s %ld", nonce, bn, i);
+			gp_trace_synth_prompt(prompt, plen + 1, in, NULL, 0, 0, salt);
+			q.chat = 1;
+			q.model = model;
+			q.prompt = prompt;
+			q.prompt_len = plen;
+			q.max_tokens = outn;
+			q.stream = 1;
+			q.include_usage = 1;
+			q.ignore_eos = 1;
+			if (gp_oai_req_write(&body, &q))
+				gp_die_nomem();
+			if (gp_stream_chat_once(&cfg, body.p, body.len, NULL, 0, &r))
+				gp_die(GP_EXIT_SOFTWARE, "libcurl: %s", r.detail);
+			sent++;
+			if (r.error) {
+				failed++;
+				if (!strcmp(r.error, "connect"))
+					connect++;
+			} else {
+				ok++;
+			}
+			if (!r.error && isfinite(r.ttft_ms))
+				ttft[nt++] = r.ttft_ms;
+			if (!r.error && isfinite(r.tpot_ms))
+				tpot[np++] = r.tpot_ms;
+			emit(json_pack("{s:s, s:s?, s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:s?, s:s?, s:I, s:s?}",
+				       "type", "idle_request", "backend", b->name, "endpoint", b->url,
+				       "seq", (json_int_t)i, "input_tokens", (json_int_t)in,
+				       "output_tokens", (json_int_t)outn,
+				       "ttft_ms", gp_json_real(r.ttft_ms), "tpot_ms", gp_json_real(r.tpot_ms),
+				       "e2e_ms", gp_json_real(r.e2e_ms), "out_tokens", (json_int_t)r.out_tokens,
+				       "outcome", r.outcome ? r.outcome : "failed", "error", r.error,
+				       "http_status", (json_int_t)r.status, "error_detail",
+				       r.error && *r.detail ? r.detail : NULL));
+			free(prompt);
+			gp_buf_release(&body);
+			if (connect && connect == sent)
+				break;	/* nothing listens: one refusal says so */
+		}
+		rec = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:s, s:s}",
+				"type", "idle_baseline", "backend", b->name, "endpoint", b->url, "model", model,
+				"trace", trace, "requests", (json_int_t)sent, "ok", (json_int_t)ok,
+				"failed", (json_int_t)failed, "trace_records", (json_int_t)t.n,
+				"ttft_ms", idle_stats(ttft, nt), "tpot_ms", idle_stats(tpot, np),
+				"started_at", started, "version", GP_VERSION);
+		emit(rec);
+		gp_info("idle %s: %ld ok, %ld failed, TTFT p50 %.4g ms, TPOT p50 %.4g ms", bn, ok, failed,
+			nt ? gp_quantile_sorted(ttft, nt, 0.5) : NAN, np ? gp_quantile_sorted(tpot, np, 0.5) : NAN);
+		if (failed)
+			bad = 1;
+		if (connect && connect == sent)
+			unreachable = 1;
+		free(ttft);
+		free(tpot);
+	}
+	free(eps);
+	free(t.in);
+	free(t.outtok);
+	gp_fleet_release(&f);
+	out_close();
+	if (gp_sig_stop())
+		return GP_EXIT_NEGATIVE;
+	return unreachable ? GP_EXIT_UNAVAILABLE : bad ? GP_EXIT_NEGATIVE : GP_EXIT_OK;
 }
 
 /* ------------------------------------------------------------ sweep */
@@ -1451,5 +1666,7 @@ int main(int argc, char **argv)
 		return cmd_ladder(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "check"))
 		return cmd_check(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "idle"))
+		return cmd_idle(argc - 1, argv + 1);
 	return cmd_sweep(argc, argv);
 }

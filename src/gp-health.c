@@ -6,8 +6,11 @@
  * real streamed chat completion returns 200 and completes, carrying the
  * receipt header when the fleet names one.  For an arm that routes by cache:
  * the KV-events precheck — the same long prompt twice through the VIP must
- * advance the cache-hit counter.  One `health` record per check, then a
- * `health_summary`.
+ * advance the cache-hit counter.  First of all, the gateway's own checks
+ * (§3 step 1): the fleet's gateway.checks, each a command whose output must
+ * match a regex or be a number at least a bound (the gateway is up, its
+ * prefill timeout covers the longest prefill).  One `health` record per
+ * check, then a `health_summary`.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,7 +26,9 @@
 #include "wire/fleet.h"
 #include "method/gate.h"
 #include "io/http.h"
+#include "io/cmd.h"
 #include "io/json.h"
+#include "base/num.h"
 #include "base/log.h"
 #include "io/ndjson.h"
 #include "wire/models.h"
@@ -35,14 +40,17 @@
 
 static const char usage[] =
 	"Usage: gp-health --fleet FILE [--arm NAME] [--timeout-s S] [--prompt-tokens N]\n"
-	"                 [--api-key-file FILE] [--cacert FILE] [--insecure] [-q]\n"
-	"                 [-o FILE] [--help] [--version]\n"
+	"                 [--longest-prefill-s S] [--api-key-file FILE] [--cacert FILE]\n"
+	"                 [--insecure] [-q] [-o FILE] [--help] [--version]\n"
 	"\n"
 	"  -f, --fleet FILE       the fleet file (required)\n"
 	"  -a, --arm NAME         the arm the gateway runs now: when it routes by cache,\n"
 	"                         run the KV-events precheck\n"
 	"      --timeout-s S      bound on every request and scrape (default 10)\n"
 	"      --prompt-tokens N  length of the precheck's prompt (default 512)\n"
+	"      --longest-prefill-s S  the longest prefill the trace implies (from the\n"
+	"                         calibration): the bound of a gateway check whose\n"
+	"                         at_least is \"longest_prefill_s\"\n"
 	"      --api-key-file F   read the API key from F (else GP_API_KEY, OPENAI_API_KEY)\n"
 	"      --cacert FILE      https: verify certificates against this CA file\n"
 	"      --insecure         https: do not verify certificates or host names\n"
@@ -57,6 +65,7 @@ struct ctx {
 	struct gp_out out;
 	int64_t t0;
 	long timeout_ms, prompt_tokens;
+	double longest_prefill_s;	/* --longest-prefill-s, NaN when not given */
 	int quiet;
 	char key[1024];
 	int have_key;
@@ -132,6 +141,81 @@ static void emit(const char *check, const char *target, const char *name, int ok
 		if (!C.quiet)
 			gp_warn("not ready: %s %s: %s", check, target, detail ? detail : "failed");
 	}
+}
+
+/* ---- the gateway's own checks: gateway.checks[] of the fleet */
+
+/*
+ * {"name", "cmd", "expect": REGEX} — a line of the output matches — or
+ * {"name", "cmd", "at_least": N | "longest_prefill_s"} — the output's first
+ * line is a number >= N (or >= --longest-prefill-s; without that option the
+ * value is recorded, not judged, and the detail says so).
+ */
+static void check_gateway_cmd(const json_t *c, size_t i)
+{
+	char where[64], out[65536], err[256], line[512], detail[1024];
+	const char *name = NULL, *cmd = NULL, *expect = NULL;
+	json_t *al = json_object_get(c, "at_least"), *extra;
+	double bound = NAN, value = NAN;
+	int st = 0, ok = 0, m;
+	size_t n;
+
+	snprintf(where, sizeof(where), "gateway.checks[%zu]", i);
+	if (!json_is_object(c) || gp_json_str(c, "cmd", &cmd) || !cmd)
+		gp_die(GP_EXIT_DATAERR, "%s: field '%s.cmd' is missing", C.fleet_path, where);
+	if (gp_json_str(c, "name", &name) || !name)
+		name = cmd;
+	if (gp_json_str(c, "expect", &expect) == GP_JSON_TYPE)
+		gp_die(GP_EXIT_DATAERR, "%s: field '%s.expect' is not a string", C.fleet_path, where);
+	if (json_is_string(al) && !strcmp(json_string_value(al), "longest_prefill_s"))
+		bound = C.longest_prefill_s;
+	else if (json_is_number(al))
+		bound = json_number_value(al);
+	else if (al && !json_is_null(al))
+		gp_die(GP_EXIT_DATAERR, "%s: field '%s.at_least' is not a number or \"longest_prefill_s\"",
+		       C.fleet_path, where);
+	if (!expect && !al)
+		gp_die(GP_EXIT_DATAERR, "%s: field '%s': an expect or an at_least is required",
+		       C.fleet_path, where);
+	if (gp_cmd_run(cmd, C.timeout_ms, out, sizeof(out), &st, err, sizeof(err))) {
+		snprintf(detail, sizeof(detail), "could not run: %s", err);
+		emit("gateway_cmd", cmd, name, 0, 0, detail, NULL);
+		return;
+	}
+	n = strcspn(out, "\n");
+	snprintf(line, sizeof(line), "%.*s", (int)(n > 200 ? 200 : n), out);
+	if (expect) {
+		char hit[512];
+
+		m = gp_cmd_match(expect, out, hit, sizeof(hit), err, sizeof(err));
+		if (m < 0)
+			gp_die(GP_EXIT_DATAERR, "%s: field '%s.expect': %s", C.fleet_path, where, err);
+		ok = m == 1;
+		if (ok)
+			snprintf(detail, sizeof(detail), "matched /%s/: %s", expect, hit);
+		else
+			snprintf(detail, sizeof(detail), "/%s/ did not match the output (exit %d): %s",
+				 expect, st, line);
+	} else {
+		char *t = line + strspn(line, " \t");
+
+		t[strcspn(t, " \t\r")] = 0;
+		if (gp_parse_double(t, -1e300, 1e300, &value)) {
+			snprintf(detail, sizeof(detail), "the output is not a number (exit %d): %s", st, line);
+		} else if (isnan(bound)) {
+			ok = 1;
+			snprintf(detail, sizeof(detail), "%g (not compared: no --longest-prefill-s; the "
+				 "calibration gives it)", value);
+		} else {
+			ok = value >= bound;
+			snprintf(detail, sizeof(detail), "%g %s %g%s", value, ok ? ">=" : "<", bound,
+				 json_is_string(al) ? " (the longest prefill the trace implies, s)" : "");
+		}
+	}
+	extra = json_pack("{s:s, s:i, s:o, s:o}", "output", line, "exit_status", st,
+			  "value", gp_json_real(value), "at_least", gp_json_real(bound));
+	/* A failed check is no answer from the fleet: one where nothing runs is unreachable. */
+	emit("gateway_cmd", cmd, name, ok, ok, detail, extra);
 }
 
 /* ---- backends: /v1/models */
@@ -424,12 +508,13 @@ static void check_kv(const struct gp_fleet_vip *v)
 
 static void parse_opts(int argc, char **argv, const char **output)
 {
-	enum { O_TIMEOUT = 256, O_PROMPT, O_KEYFILE, O_CACERT, O_INSECURE, O_VERSION };
+	enum { O_TIMEOUT = 256, O_PROMPT, O_KEYFILE, O_CACERT, O_INSECURE, O_VERSION, O_PREFILL };
 	static const struct option lo[] = {
 		{ "fleet", required_argument, NULL, 'f' },
 		{ "arm", required_argument, NULL, 'a' },
 		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
 		{ "prompt-tokens", required_argument, NULL, O_PROMPT },
+		{ "longest-prefill-s", required_argument, NULL, O_PREFILL },
 		{ "api-key-file", required_argument, NULL, O_KEYFILE },
 		{ "cacert", required_argument, NULL, O_CACERT },
 		{ "insecure", no_argument, NULL, O_INSECURE },
@@ -445,6 +530,7 @@ static void parse_opts(int argc, char **argv, const char **output)
 
 	C.timeout_ms = 10000;
 	C.prompt_tokens = 512;
+	C.longest_prefill_s = NAN;
 	while ((c = gp_getopt(argc, argv, "f:a:qo:h", lo)) != -1) {
 		switch (c) {
 		case 'f': C.fleet_path = optarg; break;
@@ -453,6 +539,9 @@ static void parse_opts(int argc, char **argv, const char **output)
 			C.timeout_ms = (long)ceil(gp_opt_double("--timeout-s", optarg, 0.001, 86400) * 1000);
 			break;
 		case O_PROMPT: C.prompt_tokens = gp_opt_long("--prompt-tokens", optarg, 1, 1000000); break;
+		case O_PREFILL:
+			C.longest_prefill_s = gp_opt_double("--longest-prefill-s", optarg, 0, 1e9);
+			break;
 		case O_KEYFILE: keyfile = optarg; break;
 		case O_CACERT: C.tls.cacert = optarg; break;
 		case O_INSECURE: C.tls.insecure = 1; break;
@@ -480,6 +569,18 @@ static void parse_opts(int argc, char **argv, const char **output)
  * rest are not run (go). */
 static void run_checks(void)
 {
+	json_t *gw = json_object_get(C.fleet.root, "gateway"), *checks = json_object_get(gw, "checks"), *c;
+	size_t k;
+
+	if (checks && !json_is_null(checks) && !json_is_array(checks))
+		gp_die(GP_EXIT_DATAERR, "%s: field 'gateway.checks' is not an array", C.fleet_path);
+	json_array_foreach(checks, k, c) {
+		const char *cmd = NULL;
+
+		gp_json_str(c, "cmd", &cmd);
+		if (go("gateway_cmd", cmd ? cmd : "", NULL))
+			check_gateway_cmd(c, k);
+	}
 	for (size_t i = 0; i < C.fleet.n_backends; i++) {
 		const struct gp_fleet_backend *b = &C.fleet.backends[i];
 

@@ -1202,6 +1202,8 @@ static void sec_verdict(struct gp_doc *d, const struct model *m)
 	gp_doc_para(d, "%s — %s", tri(v, "publishable") == 1 ? "PUBLISHABLE" : "NOT PUBLISHABLE",
 		    tri(v, "publishable") == 1 ? "every gate of gp-verify publish passed." :
 		    "gp-verify publish gave these reasons:");
+	if (json_is_string(json_object_get(v, "answer")))
+		gp_doc_para(d, "Answer: %s", json_string_value(json_object_get(v, "answer")));
 	json_array_foreach(json_object_get(v, "reasons"), i, x)
 		gp_doc_item(d, "%s", json_is_string(x) ? json_string_value(x) : "?");
 	json_array_foreach(json_object_get(v, "footnotes"), i, x)

@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "wire/fleet.h"
 #include "wire/receipt.h"
+#include "method/design.h"
 #include "method/gate.h"
 #include "io/json.h"
 #include "base/log.h"
@@ -49,6 +50,7 @@ static const char usage[] =
 	"                         [--delivery-min-share X]\n"
 	"                         [--min-floor-reps N] [--awk PATH] [--jq PATH] [--awk-dir DIR]\n"
 	"                         [--allow-missing health,probe,dual_proof] [--strict]\n"
+	"                         [--floor ARM] [--waive GATE,...] [--slo-margin M]\n"
 	"                         [--pass] [-q] [-o FILE] [FILE...]\n"
 	"       gp-verify --self-check\n"
 	"\n"
@@ -63,6 +65,12 @@ static const char usage[] =
 	"  --allow-missing LIST  publish without that evidence (health, probe,\n"
 	"                      dual_proof); the verdict's reasons say so\n"
 	"  --strict            a rule or check that could not be checked counts against\n"
+	"  --floor ARM         the floor arm of the design gates (default: gp-analyze's)\n"
+	"  --waive LIST        publish although these design gates failed (floor,\n"
+	"                      same_trace, topology, calibration, baseline_vip,\n"
+	"                      slo_feasible); the verdict's waived list says so\n"
+	"  --slo-margin M      slo_feasible: a member's idle statistic x (1 + M) must be\n"
+	"                      within the SLO (default 0.10)\n"
 	"  --min-reps N        repetition floor (default 5)\n"
 	"  --max-cv X          CV bound on the per-rep good fraction (default 0.10)\n"
 	"  --rep-cap N         repetition cap: CV still over at N reps → footnote (default none)\n"
@@ -777,6 +785,9 @@ struct popts {
 	double max_cv, deadline_s, min_tpot_ms, miss_ratio, delivery_min_share;
 	int have_deadline, strict, pass, quiet;
 	const char *fleet_path, *awk, *jq, *awk_dir, *output;
+	const char *floor;	/* --floor: the design gates' floor arm */
+	unsigned waive;		/* --waive: design gates, a bit each */
+	double slo_margin;	/* --slo-margin */
 };
 
 /* Metric series the dual proof reads, summed over labels and targets. */
@@ -831,6 +842,9 @@ struct publish {
 	json_t *stab;		/* the stability records written, for the table */
 	int not_checked;	/* something was not checked (for --strict) */
 	FILE *spool;		/* the records, for jq and --pass */
+	struct gp_design *design;	/* the design gates' records (method/design.h) */
+	json_t *waived;		/* the waived: reasons */
+	char *answer;		/* what the verdict answers */
 };
 
 static long prun_get(struct publish *p, const char *id)
@@ -943,6 +957,10 @@ static int judge_receipt(const struct publish *p, const json_t *o, const char *r
 static void note_publish_record(struct publish *p, const json_t *o, const struct at *w)
 {
 	const char *type = gp_json_type(o);
+	char err[256];
+
+	if (gp_design_note(p->design, o, err, sizeof(err)))
+		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "%s", err);
 
 	if (!strcmp(type, "request")) {
 		const char *arm = gp_need_str(o, "arm", w->file, w->line);
@@ -1586,6 +1604,42 @@ static void knee_checks(struct publish *p)
 	}
 }
 
+/* The design gates (method/design.h): one design record each, a failed one
+ * a reason unless --waive names it; then the answer.  A mixed topology,
+ * waived, reframes the answer's claim. */
+static void design_gates(struct publish *p, struct gp_out *out)
+{
+	struct gp_design_cfg cfg = { .floor = p->opt->floor, .fleet = p->have_fleet ? &p->fleet : NULL,
+				     .slo_margin = p->opt->slo_margin, .waive = p->opt->waive };
+	json_t *gates = gp_design_judge(p->design, &cfg), *g;
+	const char *claim = NULL;
+	size_t i;
+	int none;
+
+	if (!gates)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	json_array_foreach(gates, i, g) {
+		const char *name = json_string_value(json_object_get(g, "gate"));
+		const char *st = json_string_value(json_object_get(g, "status"));
+		const char *detail = json_string_value(json_object_get(g, "detail"));
+
+		if (!strcmp(st, "fail"))
+			because(p, gp_xasprintf("design: %s: %s", name, detail));
+		else if (!strcmp(st, "waived"))
+			note_reason(p, p->waived, gp_xasprintf("waived: design: %s: %s (--waive %s)",
+							    name, detail, name));
+		if (!strcmp(st, "waived") && json_object_get(g, "claim"))
+			claim = json_string_value(json_object_get(g, "claim"));
+		out_record(out, json_incref(g));
+	}
+	p->answer = gp_design_answer(p->design, claim, &none);
+	if (!p->answer)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
+	if (none)
+		because(p, gp_xasprintf("knee: %s", p->answer));
+	json_decref(gates);
+}
+
 static void validity_gate(struct publish *p)
 {
 	long long kept = 0;
@@ -1625,6 +1679,8 @@ static void table(struct publish *p, int publishable)
 	if (p->opt->quiet)
 		return;
 	fprintf(stderr, "%s: %s\n", gp_progname(), publishable ? "PUBLISHABLE" : "NOT PUBLISHABLE");
+	if (p->answer)
+		fprintf(stderr, "  answer: %s\n", p->answer);
 	json_array_foreach(p->stab, i, s) {
 		double cv = NAN, rate = NAN;
 
@@ -1659,6 +1715,22 @@ static void parse_allow(struct popts *o, const char *arg)
 	free(copy);
 }
 
+/* --waive GATE[,GATE...] (repeatable): the design gates published without. */
+static void parse_waive(struct popts *o, const char *arg)
+{
+	char *copy = gp_xstrdup(arg), *save = NULL;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int g = gp_design_gate_parse(t);
+
+		if (g < 0)
+			gp_usage_error("--waive: '%s' is not floor, same_trace, topology, calibration, "
+				       "baseline_vip or slo_feasible", t);
+		o->waive |= 1u << g;
+	}
+	free(copy);
+}
+
 /* The publish options into *opt; returns optind. */
 static int publish_args(int argc, char **argv, struct popts *opt)
 {
@@ -1677,6 +1749,9 @@ static int publish_args(int argc, char **argv, struct popts *opt)
 		{ "awk-dir", required_argument, NULL, 'A' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "allow-missing", required_argument, NULL, 'M' },
+		{ "floor", required_argument, NULL, 'L' },
+		{ "waive", required_argument, NULL, 'W' },
+		{ "slo-margin", required_argument, NULL, 'G' },
 		{ "pass", no_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "output", required_argument, NULL, 'o' },
@@ -1707,6 +1782,9 @@ static int publish_args(int argc, char **argv, struct popts *opt)
 		case 'A': opt->awk_dir = optarg; break;
 		case 's': opt->strict = 1; break;
 		case 'M': parse_allow(opt, optarg); break;
+		case 'L': opt->floor = optarg; break;
+		case 'W': parse_waive(opt, optarg); break;
+		case 'G': opt->slo_margin = gp_opt_double("--slo-margin", optarg, 0, 100); break;
 		case 'p': opt->pass = 1; break;
 		case 'q': opt->quiet = 1; break;
 		case 'o': opt->output = optarg; break;
@@ -1750,6 +1828,10 @@ static void publish_init(struct publish *p)
 	p->relaxed = json_array();
 	p->probes = json_array();
 	p->knees = json_array();
+	p->waived = json_array();
+	p->design = gp_design_new();
+	if (!p->design)
+		gp_die(GP_EXIT_SOFTWARE, "out of memory");
 }
 
 static void publish_record(void *ctx, json_t *o, const char *ln, size_t len, const struct at *w)
@@ -1796,15 +1878,23 @@ static int publish_gates(struct publish *p, struct gp_out *out, const char *reco
 	health_evidence(p);
 	probe_evidence(p);
 	knee_checks(p);
+	design_gates(p, out);
 	relaxed_checks(p);
 	if (p->opt->strict && p->not_checked && !json_array_size(p->reasons))
 		because(p, gp_xasprintf("strict: something was not checked"));
 	publishable = json_array_size(p->reasons) == 0;
+	if (!publishable) {	/* figures never stand alone under a refusal */
+		char *a = gp_xasprintf("NOT PUBLISHABLE (see the reasons): %s", p->answer);
+
+		free(p->answer);
+		p->answer = a;
+	}
 	json_array_extend(p->reasons, p->notes);
-	out_record(out, json_pack("{s:s, s:b, s:O, s:O, s:O, s:O, s:O}", "type", "verdict",
-				  "publishable", publishable, "reasons", p->reasons,
+	out_record(out, json_pack("{s:s, s:b, s:s, s:O, s:O, s:O, s:O, s:O, s:O}", "type", "verdict",
+				  "publishable", publishable, "answer", p->answer, "reasons", p->reasons,
 				  "footnotes", p->footnotes, "missing", p->missing,
-				  "allowed_missing", p->allowed, "relaxed", p->relaxed));
+				  "allowed_missing", p->allowed, "relaxed", p->relaxed,
+				  "waived", p->waived));
 	return publishable;
 }
 
@@ -1837,6 +1927,9 @@ static void publish_release(struct publish *p)
 	json_decref(p->probes);
 	json_decref(p->knees);
 	json_decref(p->slo);
+	json_decref(p->waived);
+	gp_design_free(p->design);
+	free(p->answer);
 	if (p->have_fleet) {
 		gp_fleet_release(&p->fleet);
 		gp_receipt_fmt_release(&p->rfmt);
@@ -1848,6 +1941,7 @@ static int cmd_publish(int argc, char **argv)
 	struct popts opt = {
 		.min_reps = 5, .max_cv = 0.10, .rep_cap = 0, .min_floor_reps = 3,
 		.min_tpot_ms = 0.05, .miss_ratio = 0.9, .delivery_min_share = 1, .awk = "awk", .jq = "jq",
+		.slo_margin = GP_DESIGN_SLO_MARGIN,
 	};
 	struct publish p = { .opt = &opt };
 	struct gp_out out;

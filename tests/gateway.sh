@@ -81,5 +81,5 @@ fleet_from() {
 	    -e "s/\${GP_B1}/$GP_B1/g; s/\${GP_B2}/$GP_B2/g; s/\${GP_B3}/$GP_B3/g; s/\${GP_B4}/$GP_B4/g" \
 	    -e "s|\${GP_NGINX_DIR}|${GP_NGINX_DIR:-}|g; s|\${GP_B1_PORT}|${GP_B1#*:}|g" \
 	    -e "s|\${GP_CADDY_DIR}|${GP_CADDY_DIR:-}|g" \
-	    -e "s| examples/| $GP_TOP/examples/|g" "$1"
+	    -e "s| examples/| $GP_TOP/examples/|g; s|\${GP_TOP}|$GP_TOP|g" "$1"
 }

@@ -5,7 +5,7 @@
 D=$GP_TOP/tests/data/verify
 R=$D/runs.ndjson A=$D/analysis.ndjson F=$D/fleet.json
 
-back() { r=$1 f=$2; shift 2; gp-verify validity "$r" | cat - "$A" | gp-verify publish -q --fleet "$f" "$@"; }
+back() { r=$1 f=$2; shift 2; gp-verify validity "$r" | cat - "$A" | gp-verify publish $WAIVE_DESIGN -q --fleet "$f" "$@"; }
 # dp FILE ARM: "decision_ok delivery_ok evidence delivery_evidence"
 dp() { jq -r --arg a "$2" 'select(.type=="dual_proof" and .arm==$a) | "\(.decision_ok) \(.delivery_ok) \(.evidence) \(.delivery_evidence)"' "$1"; }
 det() { jq -r --arg a "$2" 'select(.type=="dual_proof" and .arm==$a) | .detail' "$1"; }
@@ -149,13 +149,13 @@ test_expect_code 1 'an arm missing from the fleet file is not proven' '
 '
 
 test_expect_success 'without --fleet the dual proof is not checked: missing evidence, not publishable by default' '
-	{ gp-verify validity "$R" | cat - "$A" | gp-verify publish -q >out; test $? = 1; } &&
+	{ gp-verify validity "$R" | cat - "$A" | gp-verify publish $WAIVE_DESIGN -q >out; test $? = 1; } &&
 	test "$(dp out cache)" = "null null not_checked not_checked" &&
 	reasons out | grep -q "^missing: dual_proof: arm cache: decision not checked: no --fleet file" &&
 	jq -e "select(.type==\"verdict\") | .publishable == false and (.missing | length) == 4" out >/dev/null
 '
 test_expect_success '--allow-missing dual_proof publishes without it, and the reasons say so' '
-	gp-verify validity "$R" | cat - "$A" | gp-verify publish -q --allow-missing dual_proof >out &&
+	gp-verify validity "$R" | cat - "$A" | gp-verify publish $WAIVE_DESIGN -q --allow-missing dual_proof >out &&
 	jq -e "select(.type==\"verdict\") | .publishable == true and .missing == [] and (.allowed_missing | length) == 4" out >/dev/null &&
 	reasons out | grep -q "^allowed_missing: dual_proof: arm cache: decision not checked: no --fleet file (--allow-missing dual_proof)"
 '
@@ -167,8 +167,8 @@ test_expect_code 65 'a fleet file with a bad field is bad input naming the field
 '
 # The same proofs on the records the live gp-analyze writes (not the fixture).
 live() { r=$1 f=$2; shift 2; gp-verify validity "$r" |
-	gp-analyze --pass --ttft-slo-ms 300 --tpot-slo-ms 35 --floor rr --resamples 1000 --accelerators 2 |
-	gp-verify publish -q --fleet "$f" "$@"; }
+	gp-analyze --pass --ttft-slo-ms 300 --tpot-slo-ms 35 --floor rr --resamples 1000 --accelerators 2 --target 0.8 |
+	gp-verify publish $WAIVE_DESIGN -q --fleet "$f" "$@"; }
 test_expect_success 'honest through the live gp-analyze: decision and delivery proven, publishable' '
 	live "$R" "$F" >out &&
 	test "$(dp out cache)" = "true true gateway_counters receipt" &&

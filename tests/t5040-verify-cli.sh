@@ -18,7 +18,7 @@ test_expect_code 2 'unknown subcommand: usage error' 'gp-verify check </dev/null
 test_expect_code 2 'unknown option: usage error' 'gp-verify validity --bogus </dev/null'
 test_expect_code 2 '--min-reps below 2: usage error' 'gp-verify publish --min-reps 1 </dev/null'
 test_expect_code 65 'a fleet file that does not parse: 65 naming the line' '
-	printf "{\n\"arms\": [,]}\n" >f.json && gp-verify publish --fleet f.json </dev/null 2>err;
+	printf "{\n\"arms\": [,]}\n" >f.json && gp-verify publish $WAIVE_DESIGN --fleet f.json </dev/null 2>err;
 	rc=$?; grep -q "^gp-verify: f.json: line 2:" err && exit $rc
 '
 test_expect_code 65 'a missing input file: 65' 'gp-verify validity /nonexistent.ndjson'
@@ -44,22 +44,22 @@ test_expect_success 'man example: why was a run discarded?' '
 test_expect_success 'man example: integrity failures under mawk' '
 	gp-verify validity "$R" | cat - "$A" >analysis.ndjson &&
 	jq -c "if .type==\"goodfrac\" and .rep==2 and .arm==\"rr\" then .good+=2 else . end" analysis.ndjson >t.ndjson &&
-	gp-verify publish -q --awk mawk t.ndjson |
+	gp-verify publish $WAIVE_DESIGN -q --awk mawk t.ndjson |
 		jq -r "select(.type == \"integrity\" and .ok != true) | \"\(.check): \(.detail)\"" >out;
 	test $(wc -l <out) = 1 && grep -q "^recount: rr at 4 rps rep 2" out
 '
 test_expect_success '-o FILE.gz writes gzip; --pass copies the input first' '
 	gp-verify validity -o v.ndjson.gz "$R" && gzip -t v.ndjson.gz &&
 	gzip -dc v.ndjson.gz | tail -n 1 | jq -e ".type==\"validity\"" &&
-	gzip -dc v.ndjson.gz | cat - "$A" | gp-verify publish -q --pass --fleet "$F" >p &&
-	test $(wc -l <p) = $(( $(gzip -dc v.ndjson.gz | wc -l) + $(wc -l <"$A") + 13 )) &&
+	gzip -dc v.ndjson.gz | cat - "$A" | gp-verify publish $WAIVE_DESIGN -q --pass --fleet "$F" >p &&
+	test $(wc -l <p) = $(( $(gzip -dc v.ndjson.gz | wc -l) + $(wc -l <"$A") + 13 + 6 )) &&
 	tail -n 1 p | jq -e ".type==\"verdict\" and .publishable"
 '
 test_expect_success 'the verdict table goes to stderr, stdout stays records' '
-	gp-verify validity "$R" | cat - "$A" | gp-verify publish --fleet "$F" >out 2>err &&
+	gp-verify validity "$R" | cat - "$A" | gp-verify publish $WAIVE_DESIGN --fleet "$F" >out 2>err &&
 	grep -q "^gp-verify: PUBLISHABLE" err && grep -q "rr .* 5 reps .* PUBLISHABLE" err &&
 	jq -e . out >/dev/null &&
-	gp-verify validity "$R" | cat - "$A" | gp-verify publish -q --fleet "$F" >out 2>err && ! test -s err
+	gp-verify validity "$R" | cat - "$A" | gp-verify publish $WAIVE_DESIGN -q --fleet "$F" >out 2>err && ! test -s err
 '
 test_expect_success 'a closed pipe ends quietly' '
 	gp-verify validity "$R" 2>err | head -n 1 >/dev/null &&

@@ -9,11 +9,11 @@ R=$D/runs.ndjson F=$D/fleet.json
 for t in gp-analyze gp-replay gp-sim gp-trace; do
 	test -x "$GP_BIN/$t" || skip_all "$t is not built"
 done
-ANALYZE="gp-analyze --pass --ttft-slo-ms 300 --tpot-slo-ms 35 --floor rr --resamples 2000"
+ANALYZE="gp-analyze --pass --ttft-slo-ms 300 --tpot-slo-ms 35 --floor rr --resamples 2000 --target 0.8 --accelerators 2"
 
 for AWK in mawk gawk; do
 test_expect_success "[$AWK] validity | gp-analyze | publish: publishable, every check ok" '
-	gp-verify validity "$R" | $ANALYZE | gp-verify publish -q --awk $AWK --fleet "$F" >out &&
+	gp-verify validity "$R" | $ANALYZE | gp-verify publish $WAIVE_DESIGN -q --awk $AWK --fleet "$F" >out &&
 	test "$(jq -r "select(.type==\"integrity\") | .status" out | sort -u)" = ok &&
 	tail -n 1 out | jq -e ".publishable"
 '
@@ -22,13 +22,13 @@ done
 test_expect_success 'a goodfrac tampered between gp-analyze and publish is caught' '
 	gp-verify validity "$R" | $ANALYZE |
 		jq -c "if .type==\"goodfrac\" and .arm==\"cache\" and .rep==5 then .good-=1 | .good_fraction=(.good/.attempted) else . end" |
-		gp-verify publish -q --fleet "$F" >out; test $? = 1 &&
+		gp-verify publish $WAIVE_DESIGN -q --fleet "$F" >out; test $? = 1 &&
 	test "$(jq -r "select(.type==\"integrity\" and .status!=\"ok\") | .check" out)" = recount
 '
 
 test_expect_success 'a discarded run leaves the analysis and the integrity checks consistent' '
 	jq -c "if .type==\"request\" and .id==\"rr-r3-9\" then .outcome=\"failed\" | .error=\"truncated\" else . end" "$R" |
-		gp-verify validity | $ANALYZE | gp-verify publish -q --fleet "$F" >out; test $? = 1 &&
+		gp-verify validity | $ANALYZE | gp-verify publish $WAIVE_DESIGN -q --fleet "$F" >out; test $? = 1 &&
 	test "$(jq -r "select(.type==\"integrity\") | .status" out | sort -u)" = ok &&
 	jq -r "select(.type==\"verdict\") | .reasons[]" out | grep -qx "stability: rr at 4 rps: ADD_REPLICATES (4 reps, CV 0.0[0-9]*; add 1)"
 '
@@ -66,7 +66,7 @@ test_expect_success 'live: 5 reps replayed against gp-sim pass every gate' '
 	cat run*.ndjson.gz | gp-verify validity >v.ndjson &&
 	{ tail -n 1 v.ndjson | jq -e ".kept==5" || { jq -c "select(.type==\"discard\")" v.ndjson; false; }; } &&
 	gp-analyze --pass --ttft-slo-ms 5000 --tpot-slo-ms 500 --resamples 1000 --accelerators 2 v.ndjson >a.ndjson &&
-	gp-verify publish -q --fleet fleet.json --rep-cap 5 --allow-missing health,probe <a.ndjson >out;
+	gp-verify publish $WAIVE_DESIGN -q --fleet fleet.json --rep-cap 5 --allow-missing health,probe <a.ndjson >out;
 	test "$(jq -r "select(.type==\"integrity\") | .status" out | sort -u)" = ok &&
 	jq -c "select(.type==\"dual_proof\")" out | jq -e ".evidence==\"backend_prefix_cache\" and .decision_ok and .delivery_ok" &&
 	{ tail -n 1 out | jq -e ".publishable and (.allowed_missing | length) == 2
@@ -76,12 +76,12 @@ test_expect_success 'live: 5 reps replayed against gp-sim pass every gate' '
 # What it must show (issue 13): strict by default.  The live stream has no
 # health records and no probe: not publishable, naming both.
 test_expect_success 'live: without health and probe evidence: NOT publishable, naming both' '
-	{ gp-verify publish -q --fleet fleet.json --rep-cap 5 <a.ndjson >out2; test $? = 1; } &&
+	{ gp-verify publish $WAIVE_DESIGN -q --fleet fleet.json --rep-cap 5 <a.ndjson >out2; test $? = 1; } &&
 	jq -e "select(.type==\"verdict\") | .publishable == false
 		and (.missing | map(select(startswith(\"missing: health: \"))) | length) == 1
 		and (.missing | map(select(startswith(\"missing: probe: arm direct\"))) | length) == 1" out2 >/dev/null &&
 	gp-analyze --pass --ttft-slo-ms 5000 --tpot-slo-ms 500 --resamples 1000 v.ndjson |
-		gp-verify publish -q --fleet fleet.json --rep-cap 5 --allow-missing health,probe >out3;
+		gp-verify publish $WAIVE_DESIGN -q --fleet fleet.json --rep-cap 5 --allow-missing health,probe >out3;
 	test $? = 1 && jq -r "select(.type==\"verdict\") | .reasons[]" out3 |
 		grep -qx "knee: arm direct: goodput per accelerator needs gp-analyze --accelerators N or --fleet FILE"
 '

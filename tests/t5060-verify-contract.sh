@@ -68,7 +68,7 @@ test_expect_success 'gp-analyze accepts it: counts from the request records, the
 		and .paired == 28 and .single_token == 1 and .failed == 1 and .achieved_from == \"t_sent_span\")" a.ndjson >/dev/null
 '
 test_expect_success 'gp-verify publish accepts it: integrity ok under the contract, probe evidence read' '
-	{ gp-verify publish -q --allow-missing health,dual_proof <a.ndjson >p.ndjson; test $? -le 1; } &&
+	{ gp-verify publish $WAIVE_DESIGN -q --allow-missing health,dual_proof <a.ndjson >p.ndjson; test $? -le 1; } &&
 	test "$(jq -r "select(.type == \"integrity\") | .status" p.ndjson | sort -u)" = ok &&
 	jq -e "select(.type == \"verdict\") | .publishable == true and
 		(.missing == []) and (.allowed_missing | map(startswith(\"allowed_missing: health\")) | any)" p.ndjson >/dev/null

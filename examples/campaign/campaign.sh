@@ -4,6 +4,11 @@
 # comes from the fleet file (FLEET) and the pre-registered protocol (PROTOCOL);
 # everything it writes goes under OUT.
 #
+#   campaign.sh preflight         before anything drives the fleet: every step the
+#                                 campaign will take can be taken (exit 65 naming
+#                                 what is missing; OUT/preflight.ok)
+#   campaign.sh idle              each member unloaded and directly (gp-calibrate
+#                                 idle) -> OUT/idle.ndjson: the SLO's feasibility
 #   campaign.sh up ARM            recreate the gateway in ARM (the arm's up_cmd,
 #                                 in its own session; OUT/gateway.pid) and wait
 #                                 until gp-health passes (at most UP_WAIT_S)
@@ -90,7 +95,7 @@ gateway_up() { # ARM [TAG]: with TAG, the passing check is kept as OUT/health/TA
 	n=$(awk -v s="${UP_WAIT_S:-10}" 'BEGIN { print int(s / 0.1) }')
 	i=0
 	mkdir -p "$OUT/health"
-	until gp-health --fleet "$FLEET" ${ka:+--arm "$ka"} -q --timeout-s 5 -o "$OUT/health/.up.tmp" 2>/dev/null; do
+	until gp-health --fleet "$FLEET" ${ka:+--arm "$ka"} $(prefill_opt) -q --timeout-s 5 -o "$OUT/health/.up.tmp" 2>/dev/null; do
 		i=$((i + 1))
 		if [ $i -ge "$n" ] || ! running "$(cat "$OUT/gateway.pid")"; then
 			log "arm $1: the gateway did not become ready (see $OUT/log/gateway-$1.log)"
@@ -101,9 +106,14 @@ gateway_up() { # ARM [TAG]: with TAG, the passing check is kept as OUT/health/TA
 	if [ -n "$tag" ]; then mv "$OUT/health/.up.tmp" "$OUT/health/$tag.ndjson"; else rm -f "$OUT/health/.up.tmp"; fi
 }
 
+# --longest-prefill-s once the calibration gave it (the gateway checks).
+prefill_opt() {
+	[ -s "$OUT/longest-prefill-s" ] && echo "--longest-prefill-s $(cat "$OUT/longest-prefill-s")" || :
+}
+
 health() { # TAG [ARM]
 	mkdir -p "$OUT/health"
-	gp-health --fleet "$FLEET" ${2:+--arm "$2"} -q -o "$OUT/health/$1.ndjson.tmp" || {
+	gp-health --fleet "$FLEET" ${2:+--arm "$2"} $(prefill_opt) -q -o "$OUT/health/$1.ndjson.tmp" || {
 		mv "$OUT/health/$1.ndjson.tmp" "$OUT/health/failed-$1.ndjson"
 		log "health $1: not ready ($OUT/health/failed-$1.ndjson):"
 		jq -r 'select(.type == "health" and .ok == false) | "  \(.check) \(.target): \(.detail // .error // "")"' \
@@ -198,6 +208,63 @@ baseline() {
 	mv "$OUT/baseline.ndjson.tmp" "$OUT/baseline.ndjson"
 }
 
+# What cannot be done stops the campaign before the first replay: a cache
+# reset the fleet cannot do, a placeholder nobody filled, a command that
+# works only from one directory, an arm the fleet does not have.
+preflight() {
+	cache=$(p '.cache // "reset"')
+	problems=$(jq -r --arg cache "$cache" --argjson arms "$(jq -c '.arms // []' "$PROTOCOL")" '
+		def fmt: reduce .[] as $k (""; if ($k | type) == "number" then . + "[\($k)]"
+			elif . == "" then $k else . + "." + $k end);
+		def command: .[-1] | tostring | IN("up_cmd", "mode_cmd", "cache_reset_cmd", "cmd");
+		# A word naming a file (a / and an extension: run.sh, rr.cfg) not
+		# anchored at /, $ or ~; "deploy/NAME" (kubectl) is no file.
+		def relative: sub("^[0-9]*[<>]+"; "") | sub("^[^=/]*="; "") | ltrimstr("\"") | ltrimstr("'"'"'")
+			| rtrimstr("\"") | rtrimstr("'"'"'") | rtrimstr(";")
+			| select(contains("/") and test("/[^/]*[^/.]\\.[A-Za-z0-9]+$") and (startswith("/") or startswith("$")
+				or startswith("~") or startswith("-") or contains("://") or startswith("\\") | not));
+		. as $f
+		| (paths(type == "string") as $p | ($p | fmt) as $at | $f | getpath($p)
+		   | if ($p | command) then
+			([scan("\\$\\{([A-Za-z_][A-Za-z0-9_]*)\\}") | .[0]] | unique[]
+			 | select($ENV[.] == null) | "field \u0027\($at)\u0027: ${\(.)} is not set in the environment"),
+			([splits("[ \t]+")] | .[] | relative
+			 | "field \u0027\($at)\u0027: relative path \u0027\(.)\u0027 (it resolves against the directory make runs in: write it absolute, or under ${GP_TOP})")
+		     else
+			(scan("\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}") | "field \u0027\($at)\u0027 holds the unexpanded placeholder \(.)")
+		     end),
+		  (if $cache == "reset" and (.cache_reset_cmd // "") == "" then
+			(.backends // [] | to_entries[] | select((.value.reset_url // "") == "")
+			 | "protocol cache \"reset\": backend \(.value.name // .value.url) (field \u0027backends[\(.key)]\u0027) has no reset_url, and the fleet no cache_reset_cmd: its cache cannot be reset")
+		   else empty end),
+		  ($arms[] as $a | ([.arms // [] | .[] | select(.name == $a)] | first) as $fa
+		   | if $fa == null then "protocol arm \($a) is not in the fleet"
+		     elif ($fa.up_cmd // "") == "" then "protocol arm \($a): the fleet gives it no up_cmd"
+		     else empty end)' "$FLEET") || { log "fleet: $FLEET is not a JSON fleet file"; exit 65; }
+	if [ -n "$problems" ]; then
+		printf '%s\n' "$problems" | while IFS= read -r l; do log "$FLEET: $l"; done
+		log "preflight: $(printf '%s\n' "$problems" | wc -l) step(s) cannot be done; nothing was run"
+		exit 65
+	fi
+	: >"$OUT/preflight.ok"
+}
+
+# The unloaded baseline of each member, directly (phase 1): the trace's
+# shape, one request at a time, cold — whether the SLO can be met at all.
+idle() {
+	mkdir -p "$OUT/log"
+	gp-calibrate idle --fleet "$FLEET" --trace "$TRACE" --requests "$(p '.slo.idle_requests // 8')" \
+		-o "$OUT/idle.ndjson.tmp" 2>>"$OUT/log/idle.log" || {
+		rc=$?
+		log "idle baseline failed (exit $rc; see $OUT/log/idle.log):"
+		jq -r 'select(.type == "idle_baseline" and .failed > 0) | "  \(.backend // .endpoint): \(.failed) of \(.requests) failed"' \
+			"$OUT/idle.ndjson.tmp" >&2
+		exit $rc
+	}
+	mv "$OUT/idle.ndjson.tmp" "$OUT/idle.ndjson"
+	log "idle: $(jq -r -s 'map(select(.type == "idle_baseline") | "\(.backend // .endpoint) TTFT p50 \(.ttft_ms.p50 * 10 | round / 10) ms, TPOT p50 \(.tpot_ms.p50 * 100 | round / 100) ms") | join("; ")' "$OUT/idle.ndjson")"
+}
+
 calib() { # NAME
 	mkdir -p "$OUT/cal"
 	: >"$OUT/cal/$1.ndjson.tmp"
@@ -226,6 +293,11 @@ ladder() {
 		(map(select(.binding)) as $b | if ($b | length) > 0 then $b[0] else .[0] end) |
 		.rates_rps as $rr | $rungs | map($rr[.]) |
 		map(. / $r | round * $r | . * 1000 | round / 1000) | .[]' "$OUT/ladder.ndjson" >"$OUT/rates"
+	# The longest prefill the trace implies (its largest prompt on the slowest
+	# prefill member): the bound of the gateway's prefill-timeout check.
+	jq -r -s --slurpfile t "$TRACE" '[.[] | select(.role == "prefill") | .capacity_tok_s // empty] | min as $c |
+		($t | map(.input_tokens) | max) as $n | if $c and $n then $n / $c else empty end' \
+		"$OUT/capacity.ndjson" >"$OUT/longest-prefill-s"
 	log "ladder: $(jq -r -s '(map(select(.binding)) + .)[0] | "\(.role) binding, reference \(.reference)"' "$OUT/ladder.ndjson"), rungs $(tr '\n' ' ' <"$OUT/rates")req/s"
 }
 
@@ -307,6 +379,8 @@ table() {
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case $cmd in
+preflight) preflight ;;
+idle) idle ;;
 up) gateway_up "$@" ;;
 down) gateway_down ;;
 health) health "$@" ;;
@@ -319,5 +393,5 @@ ladder) ladder ;;
 plan) plan ;;
 adapt) adapt ;;
 table) table ;;
-*) echo "usage: $me up|down|health|probe|reset|rep|baseline|calib|ladder|plan|adapt|table ..." >&2; exit 2 ;;
+*) echo "usage: $me preflight|idle|up|down|health|probe|reset|rep|baseline|calib|ladder|plan|adapt|table ..." >&2; exit 2 ;;
 esac

@@ -32,7 +32,7 @@ for v in "$@"; do
 	jq --arg a "$SWEEP_ARM" --arg f "$floor" --arg var "$SWEEP_VAR" --arg v "$v" \
 		'.arms = [$f, $a] | .sweep = {var: $var, value: $v}' "$PROTOCOL" >"$d/protocol.in.json"
 	[ -e "$d/protocol.json" ] || cp "$d/protocol.in.json" "$d/protocol.json"
-	for x in trace.ndjson cal ladder.ndjson rates capacity.ndjson; do
+	for x in trace.ndjson cal ladder.ndjson rates capacity.ndjson idle.ndjson; do
 		[ -e "$d/$x" ] || cp -pR "$OUT/$x" "$d/$x"
 	done
 	[ -e "$d/health/phase0.ndjson" ] || cp -p "$OUT/health/phase0.ndjson" "$d/health/"

@@ -1,5 +1,6 @@
 # table.jq — the campaign's verdict table from its records (jq -r -s over
-# all.ndjson.gz): one line per arm and rung, then the knees and the verdict.
+# all.ndjson.gz): one line per arm and rung, then the knees, the verdict and
+# what it answers.
 # Every figure printed is a field of a record of this run.
 def r(n): if . == null then "-" else (. * pow(10; n) | round / pow(10; n) | tostring) end;
 def pad(n): tostring | if length < n then . + (" " * (n - length)) else . end;
@@ -21,12 +22,13 @@ def pad(n): tostring | if length < n then . + (" " * (n - length)) else . end;
      + ("\(.ttft_ms.p50.est | r(1)) ms" | pad(10)) + "\(.tpot_ms.p50.est | r(2)) ms"),
   "",
   (map(select(.type == "knee")) | sort_by(.arm) | .[]
-   | "knee \(.arm | pad(8)) \(if .rate_rps == null then "none (no rung clears \(.target))"
+   | "knee \(.arm | pad(8)) \(if .rate_rps == null then "none (no rung clears \(.target))\(if .advice then ": " + .advice else "" end)"
       else "\(.rate_rps) req/s (achieved \(.achieved_rps | r(2))): goodput@SLO \(.goodput_rps | r(2)) req/s, \(.goodput_rps_per_accel | r(2)) per accelerator" end)"),
   "",
   "discarded runs: \($ndis)",
   (map(select(.type == "verdict"))[0]
    | "verdict: \(if .publishable then "PUBLISHABLE" else "NOT PUBLISHABLE" end)"
+     + "\n  answer: \(.answer // "-")"
      + (if (.reasons | length) > 0 then "\n  " + (.reasons | join("\n  ")) else "" end)
      + (if ((.footnotes // []) | length) > 0 then "\n  footnotes: " + (.footnotes | join("\n  ")) else "" end))
   ] | .[]

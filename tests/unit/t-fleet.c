@@ -142,5 +142,28 @@ int main(void)
 		ok(gp_fleet_load(&f, "/nonexistent/fleet.json", err, sizeof(err)) == -1 &&
 		   strstr(err, "No such file") != NULL, "missing file (%s)", err);
 	}
+
+	/* A URL with a placeholder nobody filled is refused, naming the field. */
+	is_int(parse(&f, "{\"backends\":[{\"url\":\"http://127.0.0.1:9001\"},"
+		     "{\"url\":\"http://${GP_B2}\"}]}", err, sizeof(err)), -1, "backends[1].url ${GP_B2}");
+	is_str(err, "field 'backends[1].url' holds the unexpanded placeholder ${GP_B2}: fill the "
+	       "template before the tools read it", "the message names the field and the placeholder");
+	is_int(parse(&f, "{\"backends\":[{\"url\":\"http://h:1\",\"reset_url\":\"http://${X}/r\"}]}",
+		     err, sizeof(err)), -1, "reset_url is a URL field too");
+	is_int(parse(&f, "{\"gateway\":{\"metrics_url\":\"http://${GP_PROM}/m\"}}", err, sizeof(err)), -1,
+	       "gateway.metrics_url too (%s)", err);
+	is_int(parse(&f, "{\"arms\":[{\"name\":\"a\",\"up_cmd\":\"sh ${GP_TOP}/x.sh\"}]}", err, sizeof(err)),
+	       0, "a command's ${VAR} is the shell's: kept");
+	gp_fleet_release(&f);
+
+	/* The backend a served value names: its name, its URL, its host:port. */
+	ok(parse(&f, full, err, sizeof(err)) == 0, "parse again");
+	is_int(gp_fleet_backend_index(&f, "b2"), 1, "by name");
+	is_int(gp_fleet_backend_index(&f, "HTTP://127.0.0.1:9002/"), 1, "by URL, origin compared");
+	is_int(gp_fleet_backend_index(&f, "127.0.0.1:9001"), 0, "by host:port (nginx's $upstream_addr)");
+	is_int(gp_fleet_backend_index(&f, "127.0.0.1:9003"), -1, "another port: none");
+	is_int(gp_fleet_backend_index(&f, "127.0.0.1"), -1, "a host alone: none");
+	is_int(gp_fleet_backend_index(&f, ""), -1, "empty: none");
+	gp_fleet_release(&f);
 	return done_testing();
 }

@@ -84,6 +84,32 @@ static int need_str(const json_t *o, const char *key, const char *path, const ch
 	return 0;
 }
 
+/* A URL field: a string with no unexpanded placeholder ("${GP_B1}" left by
+ * a template nobody filled, which libcurl would refuse without naming it). */
+static int opt_url(const json_t *o, const char *key, const char *path, const char **out,
+		   char *err, size_t errlen)
+{
+	const char *d;
+
+	if (opt_str(o, key, path, out, err, errlen))
+		return -1;
+	if (*out && (d = strstr(*out, "${")) != NULL)
+		return fail(err, errlen, "field '%s%s' holds the unexpanded placeholder %.*s: "
+			    "fill the template before the tools read it", path, key,
+			    (int)(strchr(d, '}') ? strchr(d, '}') - d + 1 : (long)strlen(d)), d);
+	return 0;
+}
+
+static int need_url(const json_t *o, const char *key, const char *path, const char **out,
+		    char *err, size_t errlen)
+{
+	if (opt_url(o, key, path, out, err, errlen))
+		return -1;
+	if (!*out)
+		return fail(err, errlen, "field '%s%s' is missing", path, key);
+	return 0;
+}
+
 static int opt_bool(const json_t *o, const char *key, const char *path, int *out,
 		    char *err, size_t errlen)
 {
@@ -155,7 +181,7 @@ static int parse_vips(struct gp_fleet *f, char *err, size_t errlen)
 
 		if (entry(a, i, "vips", path, sizeof(path), &e, err, errlen) ||
 		    opt_str(e, "name", path, &v->name, err, errlen) ||
-		    need_str(e, "url", path, &v->url, err, errlen))
+		    need_url(e, "url", path, &v->url, err, errlen))
 			return -1;
 		v->obj = e;
 		f->n_vips++;
@@ -177,13 +203,15 @@ static int parse_backends(struct gp_fleet *f, char *err, size_t errlen)
 		return fail(err, errlen, "out of memory");
 	for (size_t i = 0; i < json_array_size(a); i++) {
 		struct gp_fleet_backend *b = &f->backends[i];
+		const char *reset = NULL;
 
 		b->role = "both";
 		b->accelerators = 1;
 		if (entry(a, i, "backends", path, sizeof(path), &e, err, errlen) ||
 		    opt_str(e, "name", path, &b->name, err, errlen) ||
-		    need_str(e, "url", path, &b->url, err, errlen) ||
-		    opt_str(e, "metrics_url", path, &b->metrics_url, err, errlen) ||
+		    need_url(e, "url", path, &b->url, err, errlen) ||
+		    opt_url(e, "metrics_url", path, &b->metrics_url, err, errlen) ||
+		    opt_url(e, "reset_url", path, &reset, err, errlen) ||
 		    opt_str(e, "role", path, &b->role, err, errlen) ||
 		    opt_long(e, "accelerators", path, 0, &b->accelerators, err, errlen))
 			return -1;
@@ -277,7 +305,7 @@ int gp_fleet_parse(struct gp_fleet *f, json_t *root, char *err, size_t errlen)
 	    opt_header(root, "receipt_header", &f->receipt_header, err, errlen) ||
 	    opt_str(root, "receipt_regex", "", &f->receipt_regex, err, errlen) ||
 	    opt_header(root, "backend_header", &f->backend_header, err, errlen) ||
-	    (gw && (opt_str(gw, "metrics_url", "gateway.", &f->gateway_metrics_url, err, errlen) ||
+	    (gw && (opt_url(gw, "metrics_url", "gateway.", &f->gateway_metrics_url, err, errlen) ||
 		    opt_str(gw, "cache_hit_metric", "gateway.", &f->cache_hit_metric, err, errlen) ||
 		    opt_str(gw, "miss_metric", "gateway.", &f->miss_metric, err, errlen))) ||
 	    parse_vips(f, err, errlen) || parse_backends(f, err, errlen) ||
@@ -369,6 +397,37 @@ static int origin(const char *url, char *out, size_t outlen)
 	for (char *c = out; *c; c++)
 		*c = (char)tolower((unsigned char)*c);
 	return 0;
+}
+
+long gp_fleet_backend_index(const struct gp_fleet *f, const char *value)
+{
+	char a[512], b[512];
+	int is_url;
+
+	if (!value || !*value)
+		return -1;
+	for (size_t i = 0; i < f->n_backends; i++)
+		if (f->backends[i].name && !strcmp(f->backends[i].name, value))
+			return (long)i;
+	/* A URL, or a host:port (nginx's $upstream_addr, a receipt's endpoint). */
+	is_url = strstr(value, "://") != NULL;
+	if (is_url ? origin(value, a, sizeof(a)) :
+	    (size_t)snprintf(b, sizeof(b), "http://%s", value) >= sizeof(b) || origin(b, a, sizeof(a)))
+		return -1;
+	for (size_t i = 0; i < f->n_backends; i++) {
+		const char *u = f->backends[i].url, *h = strstr(u, "://");
+
+		if (is_url) {
+			if (!origin(u, b, sizeof(b)) && !strcmp(a, b))
+				return (long)i;
+		} else if (h) {
+			size_t n = strcspn(h + 3, "/?#");
+
+			if (strlen(value) == n && !strncasecmp(h + 3, value, n))
+				return (long)i;
+		}
+	}
+	return -1;
 }
 
 int gp_fleet_is_gateway_url(const struct gp_fleet *f, const char *url)

@@ -15,7 +15,9 @@
  * as absent for optional fields); vips[].url, backends[].url and arms[].name
  * are required and arm names are unique; arms[].expect, when present, is
  * "spread" or "concentrate"; backends[].role, when present, is "prefill",
- * "decode" or "both".  Errors come back as text naming the field path, e.g.
+ * "decode" or "both"; a URL field (vips[].url, backends[].url, metrics_url
+ * and reset_url, gateway.metrics_url) holding an unexpanded "${...}" is
+ * refused, naming the field and the placeholder.  Errors come back as text naming the field path, e.g.
  * "field 'arms[1].name' is missing"; the caller prefixes the file name.
  */
 #ifndef GP_FLEET_H
@@ -95,6 +97,13 @@ void gp_fleet_release(struct gp_fleet *f);
 /* The arm or backend of that name, or NULL. */
 const struct gp_fleet_arm *gp_fleet_arm(const struct gp_fleet *f, const char *name);
 const struct gp_fleet_backend *gp_fleet_backend(const struct gp_fleet *f, const char *name);
+
+/*
+ * The index of the backend that `value` names — its name, its URL (same
+ * origin), or its URL's host:port as written (nginx's $upstream_addr, a
+ * receipt's endpoint) — or -1.
+ */
+long gp_fleet_backend_index(const struct gp_fleet *f, const char *value);
 
 /*
  * 1 when url has the same origin (scheme, host, port; scheme and host

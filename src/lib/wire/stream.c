@@ -560,6 +560,9 @@ static void chat_result(struct chat_slot *s)
 	s->r.done = s->st.saw_done;
 	s->r.ttft_ms = m.ttft_ms;
 	s->r.e2e_ms = m.e2e_ms;
+	s->r.tpot_ms = m.tpot_ms;
+	s->r.out_tokens = m.out_tokens;
+	s->r.outcome = m.outcome;
 }
 
 struct chat_run {
@@ -576,7 +579,8 @@ static void chat_start(struct chat_run *u, struct chat_slot *s)
 
 	s->idx = u->next++;
 	memset(&s->r, 0, sizeof(s->r));
-	s->r.ttft_ms = s->r.e2e_ms = NAN;
+	s->r.ttft_ms = s->r.e2e_ms = s->r.tpot_ms = NAN;
+	s->r.out_tokens = -1;
 	u->b->make(u->b->arg, s->idx, &body, &len, xhdr, &nx);
 	if (gp_stream_start(&s->st, s->cfg->url, body, len, xhdr, nx > 2 ? 2 : nx)) {
 		chat_result(s);
@@ -736,7 +740,8 @@ int gp_stream_chat_once(const struct gp_stream_chat_cfg *cfg, const char *body, 
 	struct gp_stream_chat_burst b = { cfg, 1, 1, 100000000, chat_one_make, chat_one_done, NULL, &o };
 
 	memset(r, 0, sizeof(*r));
-	r->ttft_ms = r->e2e_ms = NAN;
+	r->ttft_ms = r->e2e_ms = r->tpot_ms = NAN;
+	r->out_tokens = -1;
 	o = (struct chat_one){ body, len, xhdr, nxhdr, r, 0 };
 	if (gp_stream_chat_burst_run(&b)) {
 		snprintf(r->detail, sizeof(r->detail), "cannot set up libcurl");

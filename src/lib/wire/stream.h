@@ -214,6 +214,9 @@ struct gp_stream_chat_res {
 	long content_events;		/* content-bearing SSE events */
 	int done;			/* [DONE] seen */
 	double ttft_ms, e2e_ms;		/* NaN when not measured */
+	double tpot_ms;			/* as gp-replay's request record: NaN unless ok with >= 2 tokens */
+	long out_tokens;		/* usage, else content events; -1 when nothing was received */
+	const char *outcome;		/* "ok", "single_token", "failed"; NULL when never started */
 };
 
 struct gp_stream_chat_cfg {
