@@ -62,6 +62,27 @@ int gp_json_bool(const json_t *o, const char *key, int *out)
 	return 0;
 }
 
+double gp_jnum(const json_t *o, const char *key)
+{
+	double v;
+
+	return o && gp_json_num(o, key, &v) == 0 ? v : NAN;
+}
+
+const char *gp_jstr(const json_t *o, const char *key, const char *def)
+{
+	const char *s;
+
+	return o && gp_json_str(o, key, &s) == 0 ? s : def;
+}
+
+int gp_jtri(const json_t *o, const char *key)
+{
+	int b;
+
+	return o && gp_json_bool(o, key, &b) == 0 ? b : -1;
+}
+
 const char *gp_json_type(const json_t *o)
 {
 	const char *t = NULL;

@@ -23,6 +23,12 @@ int gp_json_num(const json_t *o, const char *key, double *out);
 int gp_json_int(const json_t *o, const char *key, long long *out);
 int gp_json_str(const json_t *o, const char *key, const char **out);
 int gp_json_bool(const json_t *o, const char *key, int *out);
+/* The field as a value, with a default for absent, null or mistyped (and
+ * for o NULL): the number or NaN; the string or def; the boolean as 1 or 0,
+ * or -1. */
+double gp_jnum(const json_t *o, const char *key);
+const char *gp_jstr(const json_t *o, const char *key, const char *def);
+int gp_jtri(const json_t *o, const char *key);
 /* The record's "type", or NULL. */
 const char *gp_json_type(const json_t *o);
 
