@@ -355,7 +355,8 @@ static void note_request(struct validity *v, const json_t *o, const struct at *w
 	opt_int(o, "http_status", w, &status);
 	opt_num(o, "ttft_ms", w, &ttft);
 	opt_num(o, "tpot_ms", w, &tpot);
-	gp_validity_note_request(&r->ev, outcome, error, (long)status, detail, ttft, tpot);
+	if (gp_validity_note_request(&r->ev, outcome, error, (long)status, detail, ttft, tpot))
+		gp_die_nomem();
 }
 
 /* What a run_end says about the client that shaped the run. */
@@ -397,7 +398,8 @@ static void note_shard(struct gp_run_evidence *e, const json_t *o, const struct 
 		return;
 	if (gp_pace_parse_shard(s, &i, &n) || n > 65536)
 		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field 'shard' is '%s', not I/N", s);
-	gp_validity_note_shard(e, i, n, trailer);
+	if (gp_validity_note_shard(e, i, n, trailer))
+		gp_die_nomem();
 }
 
 /* An optional RFC 3339 time: 1 and *ns when present and not null. */
@@ -562,11 +564,13 @@ static void validity_read(struct validity *v, char **files, int n_files)
 /* Decide: judge every run by the rules (validity.h). */
 static void validity_decide(struct validity *v)
 {
-	v->n_rounds = gp_validity_rounds(v->h, v->n_h, &v->rounds);
+	if (gp_validity_rounds(v->h, v->n_h, &v->rounds, &v->n_rounds))
+		gp_die_nomem();
 	for (size_t i = 0; i < v->n_runs; i++) {
 		struct vrun *r = &v->runs[i];
 
-		gp_validity_judge(&r->ev, v->h, v->n_h, v->rounds, v->n_rounds, v->strict, &r->vd);
+		if (gp_validity_judge(&r->ev, v->h, v->n_h, v->rounds, v->n_rounds, v->strict, &r->vd))
+			gp_die_nomem();
 		if (r->vd.discarded)
 			v->dropped++;
 		else
@@ -1357,10 +1361,12 @@ static void arm_proofs(struct publish *p, const struct parm *arm, struct gp_proo
 		return;
 	}
 	runs = arm_runs(p, arm->name, &n);
-	gp_decision_proof(fa->routes_by_cache, &m, runs, n, p->opt->miss_ratio, dec);
+	if (gp_decision_proof(fa->routes_by_cache, &m, runs, n, p->opt->miss_ratio, dec))
+		gp_die_nomem();
 	free(runs);
-	gp_delivery_proof(gp_proof_expects_receipt(fa->disaggregated, p->fleet.receipt_header != NULL),
-			  arm->completed, arm->receipts, del);
+	if (gp_delivery_proof(gp_proof_expects_receipt(fa->disaggregated, p->fleet.receipt_header != NULL),
+			      arm->completed, arm->receipts, del))
+		gp_die_nomem();
 }
 
 static void dual_proof(struct publish *p, struct gp_out *out)

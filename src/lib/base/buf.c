@@ -118,3 +118,21 @@ int gp_buf_jstr(struct gp_buf *b, const char *s, size_t n)
 	b->p[b->len] = '\0';
 	return 0;
 }
+
+char *gp_vstrfmt(const char *fmt, va_list ap)
+{
+	char *s;
+
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
+char *gp_strfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = gp_vstrfmt(fmt, ap);
+	va_end(ap);
+	return s;
+}

@@ -32,6 +32,10 @@ int gp_buf_add(struct gp_buf *b, const char *s, size_t n);
 /* Append printf-formatted text.  0 or -1 (also for an encoding error). */
 int gp_buf_vfmt(struct gp_buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* A printf-formatted string in its own allocation (the caller frees), or
+ * NULL when memory ran out: the library's asprintf (tools: gp_xasprintf). */
+char *gp_strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *gp_vstrfmt(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* Append s[0..n) as a quoted JSON string.  0 or -1. */
 int gp_buf_jstr(struct gp_buf *b, const char *s, size_t n);
 

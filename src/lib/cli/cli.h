@@ -74,4 +74,11 @@ void gp_input_failed(struct gp_input *in, int err) __attribute__((noreturn));
  * gp_input_parse_object is the form that returns the error). */
 json_t *gp_input_need_object(struct gp_input *in, const char *line, size_t len);
 
+/* A required field of a record read at file:line (io/json.h's accessors):
+ * missing or mistyped exits 65 with "prog: file:line: field 'k' is missing"
+ * (or "is not a number", "is not an integer", "is not a string"). */
+double gp_need_num(const json_t *o, const char *key, const char *file, unsigned long line);
+long long gp_need_int(const json_t *o, const char *key, const char *file, unsigned long line);
+const char *gp_need_str(const json_t *o, const char *key, const char *file, unsigned long line);
+
 #endif

@@ -23,7 +23,8 @@
  *
  * Ownership: the metric names are borrowed during the call; the detail
  * string of a result is allocated and the caller frees it; evidence is a
- * static string.
+ * static string.  Both proofs return 0, or -1 when the detail could not be
+ * allocated (detail NULL; nothing is printed and nothing exits).
  */
 #ifndef GP_PROOF_H
 #define GP_PROOF_H
@@ -57,9 +58,9 @@ struct gp_proof {
  * The decision proof of one arm over its runs (only those with snapshots of
  * the hit counter in use count; the others are skipped).
  */
-void gp_decision_proof(int routes_by_cache, const struct gp_proof_metrics *m,
-		       const struct gp_proof_run *runs, size_t n_runs, double miss_ratio,
-		       struct gp_proof *out);
+int gp_decision_proof(int routes_by_cache, const struct gp_proof_metrics *m,
+		      const struct gp_proof_run *runs, size_t n_runs, double miss_ratio,
+		      struct gp_proof *out);
 
 /*
  * Whether an arm must carry receipts: its fleet entry's disaggregated (1 yes,
@@ -68,6 +69,6 @@ void gp_decision_proof(int routes_by_cache, const struct gp_proof_metrics *m,
 int gp_proof_expects_receipt(int disaggregated, int fleet_has_receipt_header);
 
 /* The delivery proof of one arm: receipts of its completed requests. */
-void gp_delivery_proof(int expects_receipt, long completed, long receipts, struct gp_proof *out);
+int gp_delivery_proof(int expects_receipt, long completed, long receipts, struct gp_proof *out);
 
 #endif

@@ -16,6 +16,7 @@
 #include "io/child.h"
 #include "io/json.h"
 #include "stats/stats.h"
+#include "base/buf.h"
 #include "base/sig.h"
 #include "base/vec.h"
 #include "base/banned.h"
@@ -54,12 +55,11 @@ static char *px_asprintf(struct plotter *p, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = gp_vstrfmt(fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (!s)
 		fail(p, GP_PLOT_ENOMEM, "out of memory");
 	return s;
 }
