@@ -612,7 +612,7 @@ static struct {
 	pthread_cond_t cv;
 	int stop, running;
 	double *t, *d;		/* seconds since G.t0, depth */
-	size_t n, cap;
+	size_t n, cap, capd;
 	long fails;
 	char err[200];
 } S;
@@ -668,11 +668,8 @@ static void *sampler(void *arg)
 			S.fails++;
 			snprintf(S.err, sizeof(S.err), "%s", err);
 		} else {
-			if (S.n == S.cap) {
-				S.cap = S.cap ? 2 * S.cap : 1024;
-				S.t = gp_xrealloc(S.t, S.cap * sizeof(double));
-				S.d = gp_xrealloc(S.d, S.cap * sizeof(double));
-			}
+			GP_XGROW(S.t, S.n, S.cap, 1024);
+			GP_XGROW(S.d, S.n, S.capd, 1024);
 			S.t[S.n] = gp_ns_to_s((a + b) / 2 - G.t0);
 			S.d[S.n++] = depth;
 		}
@@ -900,10 +897,7 @@ static void send_one(struct step *st, int64_t due, int64_t now)
 
 	snprintf(salt, sizeof(salt), "%s-%lu", G.nonce, G.seq++);
 	need = gp_trace_synth_prompt(NULL, 0, in, NULL, 0, 0, salt) + 1;
-	if (need > G.prompt_len) {
-		G.prompt = gp_xrealloc(G.prompt, need);
-		G.prompt_len = need;
-	}
+	G.prompt = gp_xgrow(G.prompt, &G.prompt_len, need, 1, 4096);
 	gp_trace_synth_prompt(G.prompt, G.prompt_len, in, NULL, 0, 0, salt);
 	write_body(r, G.prompt, gp_calib_output_tokens(&G.P, G.role));
 	snprintf(r->xid, sizeof(r->xid), "X-Request-Id: cal-%s", salt);

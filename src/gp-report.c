@@ -28,6 +28,7 @@
 #include "io/child.h"
 #include "base/sig.h"
 #include "base/vec.h"
+#include "base/buf.h"
 #include "base/banned.h"
 
 static const char usage[] =
@@ -444,26 +445,17 @@ static void sec_slo(struct gp_doc *d, const struct gp_records *m)
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
-	char *s = NULL;
-	size_t len = 0, got;
-	char buf[8192];
+	struct gp_buf b = { 0 };
 
-	if (!f)
+	if (!f || gp_buf_read(&b, f)) {
+		if (errno == ENOMEM)
+			gp_die_nomem();
 		gp_die(GP_EXIT_DATAERR, "%s: cannot read: %s", path, strerror(errno));
-	while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
-		s = gp_xrealloc(s, len + got + 1);
-		memcpy(s + len, buf, got);
-		len += got;
 	}
-	if (ferror(f))
-		gp_die(GP_EXIT_DATAERR, "%s: cannot read: %s", path, strerror(errno));
 	fclose(f);
-	if (!s)
-		s = gp_xstrdup("");
-	s[len] = 0;
-	if (memchr(s, 0, len))
+	if (memchr(b.p, 0, b.len))
 		gp_die(GP_EXIT_DATAERR, "%s: not a text file", path);
-	return s;
+	return b.p;
 }
 
 static void sec_protocol(struct gp_doc *d, const struct gp_records *m, const struct opts *o)
@@ -522,10 +514,7 @@ static struct hgroup *health_groups(const struct gp_records *m, size_t *ng)
 			    gp_same_str(g[k].name, name) && gp_same_str(g[k].target, target))
 				break;
 		if (k == n) {
-			if (n == cap) {
-				cap = cap ? 2 * cap : 16;
-				g = gp_xrealloc(g, cap * sizeof(*g));
-			}
+			GP_XGROW(g, n, cap, 16);
 			g[n++] = (struct hgroup){ arm, check, name, target, 0, 0, SIZE_MAX, SIZE_MAX };
 		}
 		g[k].checks++;

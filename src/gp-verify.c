@@ -34,6 +34,7 @@
 #include "stats/stats.h"
 #include "method/validity.h"
 #include "base/vec.h"
+#include "base/buf.h"
 #include "base/banned.h"
 
 #ifndef GP_SHAREDIR
@@ -78,17 +79,6 @@ static const char usage[] =
 	"  -h, --help          this text;  --version  the version\n";
 
 /* ---------------------------------------------------------------- helpers */
-
-/* Grow *p (of *cap elements of size sz) to hold at least n + 1 elements. */
-static void grow(void *pp, size_t *cap, size_t n, size_t sz)
-{
-	void **p = pp;
-
-	if (n < *cap)
-		return;
-	*p = gp_xgrow(*p, cap, n + 1, sz, 16);	/* vec.h; the new tail zeroed here */
-	memset((char *)*p + n * sz, 0, (*cap - n) * sz);
-}
 
 /* The key of a run: (arm, rate_rps, rep), exact in the rate. */
 static char *run_key(const char *arm, double rate, long long rep)
@@ -280,7 +270,7 @@ static struct vrun *vrun_get(struct validity *v, const char *key, const char *ar
 	size_t i = gp_map_add(v->keys, key);
 
 	if (i == v->n_runs) {		/* a new key: the next run */
-		grow(&v->runs, &v->cap_runs, v->n_runs, sizeof(*v->runs));
+		GP_XGROW0(v->runs, v->n_runs, v->cap_runs, 16);
 		v->n_runs++;
 		v->runs[i].arm = gp_xstrdup(arm);
 		v->runs[i].ev.rate = rate;
@@ -316,7 +306,7 @@ static void add_health(struct validity *v, const json_t *o, const struct at *w, 
 	 * `at` cannot be placed in a run's window and leaves the rules unchecked. */
 	if (!json_object_get(o, "at") || json_is_null(json_object_get(o, "at")))
 		return;
-	grow(&v->h, &v->cap_h, v->n_h, sizeof(*v->h));
+	GP_XGROW0(v->h, v->n_h, v->cap_h, 16);
 	h = &v->h[v->n_h];
 	h->order = v->n_h;
 	h->at = need_time(o, "at", w);
@@ -477,7 +467,7 @@ static void note_run(struct validity *v, const json_t *o, const struct at *w, in
 		 * name its arm, rate and rep; resolved after the first pass. */
 		const char *id = gp_need_str(o, "run", w->file, w->line);
 
-		grow(&v->pending, &v->cap_pending, v->n_pending, sizeof(*v->pending));
+		GP_XGROW0(v->pending, v->n_pending, v->cap_pending, 16);
 		v->pending[v->n_pending++] = (struct pending){json_incref((json_t *)o),
 			gp_xstrdup(id), gp_xstrdup(w->file), w->line};
 		return;
@@ -790,7 +780,7 @@ static long prun_get(struct publish *p, const char *id)
 	size_t i = gp_map_add(p->run_ids, id);
 
 	if (i == p->n_runs) {
-		grow(&p->runs, &p->cap_runs, p->n_runs, sizeof(*p->runs));
+		GP_XGROW0(p->runs, p->n_runs, p->cap_runs, 16);
 		p->n_runs++;
 		p->runs[i].id = gp_xstrdup(id);
 	}
@@ -802,7 +792,7 @@ static struct parm *parm_get(struct publish *p, const char *name)
 	size_t i = gp_map_add(p->arm_ids, name);
 
 	if (i == p->n_arms) {
-		grow(&p->arms, &p->cap_arms, p->n_arms, sizeof(*p->arms));
+		GP_XGROW0(p->arms, p->n_arms, p->cap_arms, 16);
 		p->n_arms++;
 		p->arms[i].name = gp_xstrdup(name);
 	}
@@ -845,7 +835,7 @@ static void note_metrics(struct publish *p, const json_t *o, const struct at *w)
 	j = gp_map_add(p->snap_ids, key);
 	free(key);
 	if (j == p->n_snaps) {
-		grow(&p->snaps, &p->cap_snaps, p->n_snaps, sizeof(*p->snaps));
+		GP_XGROW0(p->snaps, p->n_snaps, p->cap_snaps, 16);
 		p->n_snaps++;
 		p->snaps[j].run = i;
 		p->snaps[j].target = gp_xstrdup(target);
@@ -1098,17 +1088,15 @@ static void tmp_make(void)
 /* The whole of f from its start, NUL-terminated (the caller frees). */
 static char *slurp(FILE *f)
 {
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	struct gp_buf b = { 0 };
 
 	rewind(f);
-	do {
-		grow(&buf, &cap, len + 4096, 1);
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	buf[len] = 0;
-	return buf;
+	if (gp_buf_read(&b, f)) {
+		if (errno == ENOMEM)
+			gp_die_nomem();
+		gp_die(GP_EXIT_IOERR, "cannot read a temporary file: %s", strerror(errno));
+	}
+	return b.p;
 }
 
 /*

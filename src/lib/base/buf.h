@@ -18,6 +18,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct gp_buf {
 	char *p;
@@ -29,6 +30,9 @@ void gp_buf_release(struct gp_buf *b);
 int gp_buf_reserve(struct gp_buf *b, size_t n);
 /* Append s[0..n) (raw).  0 or -1. */
 int gp_buf_add(struct gp_buf *b, const char *s, size_t n);
+/* Append the rest of f, to its end.  0, or -1: a read error (ferror(f) is
+ * set, errno says why) or out of memory (errno ENOMEM); what was read stays. */
+int gp_buf_read(struct gp_buf *b, FILE *f);
 /* Append printf-formatted text.  0 or -1 (also for an encoding error). */
 int gp_buf_vfmt(struct gp_buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));

@@ -11,6 +11,7 @@
 
 #include "io/http.h"
 #include "base/clock.h"
+#include "base/vec.h"
 #include "base/banned.h"
 
 struct gp_http {
@@ -610,7 +611,7 @@ int gp_http_warm(struct gp_http *h, const char *url, int n, long timeout_ms)
 
 struct fetchbuf {
 	char *p;
-	size_t len, max;
+	size_t len, max, cap;
 	int over;		/* the body was longer than max */
 };
 
@@ -625,7 +626,7 @@ static size_t fetch_cb(char *buf, size_t size, size_t n, void *userp)
 		return 0;	/* CURLE_WRITE_ERROR: never a body cut short */
 	}
 	if (len) {
-		q = realloc(f->p, f->len + len + 1);
+		q = gp_grow(f->p, &f->cap, f->len + len + 1, 1, 4096);
 		if (!q)
 			return 0;
 		f->p = q;
@@ -656,7 +657,7 @@ static int fetch(const struct gp_http_tls *tls, const struct curl_slist *hdrs, c
 		 long timeout_ms, size_t max, char **body, size_t *len, long *status, char *err,
 		 size_t errlen, enum gp_http_err *kind)
 {
-	struct fetchbuf f = { NULL, 0, max, 0 };
+	struct fetchbuf f = { NULL, 0, max, 0, 0 };
 	char ebuf[CURL_ERROR_SIZE] = "";
 	CURL *e = curl_easy_init();
 	CURLcode rc;
