@@ -36,6 +36,7 @@
 #include "wire/stream.h"
 #include "wire/trace.h"
 #include "base/vec.h"
+#include "stats/stats.h"
 #include "base/banned.h"
 
 static const char usage[] =
@@ -331,8 +332,7 @@ static void caps_read(struct caps *cs, char **paths, int npaths)
 		role = gp_need_str(o, "role", file, line);
 		if (gp_calib_role_parse(role, &c.role))
 			gp_die_at(GP_EXIT_DATAERR, file, line, "field 'role': '%s' is not prefill or decode", role);
-		if (gp_json_num(o, "capacity_tok_s", &c.cap_tok_s) == GP_JSON_TYPE)
-			gp_die_at(GP_EXIT_DATAERR, file, line, "field 'capacity_tok_s' is not a number");
+		gp_may_num(o, "capacity_tok_s", file, line, &c.cap_tok_s);
 		if (!(c.cap_tok_s > 0) || (!gp_json_bool(o, "suspect", &flag) && flag) ||
 		    (!gp_json_bool(o, "saturated", &flag) && !flag))
 			c.cap_tok_s = NAN;	/* not a trusted capacity */
@@ -373,13 +373,6 @@ struct ladder_opts {
 	size_t nratio;
 };
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The ladder record of one role; NULL when a member has no capacity. */
 static json_t *ladder_role(const struct caps *cs, enum gp_calib_role role,
 			   const struct ladder_opts *lo, double mean_tokens, unsigned long nreq)
@@ -409,7 +402,7 @@ static json_t *ladder_role(const struct caps *cs, enum gp_calib_role role,
 	if (gp_calib_ladder(capv, n, mean_tokens, lo->ratio, lo->nratio, &l, rates))
 		gp_die(GP_EXIT_SOFTWARE, "ladder: bad capacities");
 	memcpy(sorted, rates, lo->nratio * sizeof(double));
-	qsort(sorted, lo->nratio, sizeof(double), cmp_dbl);
+	gp_sort_doubles(sorted, lo->nratio);
 	rr = json_object();
 	ra = json_object();
 	static const char *const rung[3] = { "unsaturated", "moderate", "saturated" };

@@ -92,31 +92,22 @@ struct at {
 	unsigned long line;
 };
 
-/* Optional number: 1 present, 0 absent/null; a present non-number dies. */
+/* Optional fields at w (cli.h's gp_may_*): 1 present, 0 absent or null. */
 static int opt_num(const json_t *o, const char *key, const struct at *w, double *out)
 {
-	int e = gp_json_num(o, key, out);
-
-	if (e == GP_JSON_TYPE)
-		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field '%s' is not a number", key);
-	return e == 0;
+	return gp_may_num(o, key, w->file, w->line, out);
 }
 
 static int opt_int(const json_t *o, const char *key, const struct at *w, long long *out)
 {
-	int e = gp_json_int(o, key, out);
-
-	if (e == GP_JSON_TYPE)
-		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field '%s' is not an integer", key);
-	return e == 0;
+	return gp_may_int(o, key, w->file, w->line, out);
 }
 
 static const char *opt_str(const json_t *o, const char *key, const struct at *w)
 {
 	const char *s = NULL;
 
-	if (gp_json_str(o, key, &s) == GP_JSON_TYPE)
-		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field '%s' is not a string", key);
+	gp_may_str(o, key, w->file, w->line, &s);
 	return s;
 }
 
@@ -1784,15 +1775,7 @@ static int cmd_publish(int argc, char **argv)
 
 /* ---------------------------------------------------------- self-check */
 
-static int tap_n, tap_failed;
-
-static void tap(void *ctx, int ok, const char *name, double got, double want)
-{
-	printf("%sok %d - %s\n", ok ? "" : "not ", ++tap_n, name);
-	if (!ok && !isnan(want))
-		printf("#   got %.17g, want %.17g\n", got, want);
-	tap_failed += !ok;
-}
+static struct gp_tap tap;	/* cli.h */
 
 /*
  * --self-check: the gates' and statistics' C logic (statcheck.h: good, stats,
@@ -1808,11 +1791,11 @@ static int self_check(void)
 	char *av[] = { "awk", "-f", common, "-f", tdist, "-f", sc, "/dev/null", NULL };
 	int rc;
 
-	if (gp_statcheck_run(tap, NULL) < 0)
+	if (gp_statcheck_run(gp_tap, &tap) < 0)
 		gp_die_nomem();
 	rc = run_child(av, -1, &buf, err, sizeof(err));
 	if (rc)
-		tap(NULL, 0, rc < 0 ? err : "awk -f selfcheck.awk exited non-zero", NAN, NAN);
+		gp_tap(&tap, 0, rc < 0 ? err : "awk -f selfcheck.awk exited non-zero", NAN, NAN);
 	for (char *ln = buf, *nl; ln && *ln; ln = nl) {
 		char *t1 = strchr(ln, '\t'), *t2;
 
@@ -1822,18 +1805,18 @@ static int self_check(void)
 		if (!t2)
 			continue;
 		*t1 = *t2 = 0;
-		tap(NULL, !strcmp(t1 + 1, "ok"), ln, NAN, NAN);
+		gp_tap(&tap, !strcmp(t1 + 1, "ok"), ln, NAN, NAN);
 		if (strcmp(t1 + 1, "ok"))
 			printf("#   %s\n", t2 + 1);
 	}
-	printf("1..%d\n", tap_n);
+	gp_tap_plan(&tap);
 	free(buf);
 	free(common);
 	free(tdist);
 	free(sc);
 	free(dir);
 	gp_stdout_close();
-	return tap_failed ? GP_EXIT_NEGATIVE : GP_EXIT_OK;
+	return tap.failed ? GP_EXIT_NEGATIVE : GP_EXIT_OK;
 }
 
 int main(int argc, char **argv)

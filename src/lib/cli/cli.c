@@ -194,3 +194,44 @@ const char *gp_need_str(const json_t *o, const char *key, const char *file, unsi
 		bad_field(file, line, key, e, "a string");
 	return v;
 }
+
+static int may(int e, const char *key, const char *file, unsigned long line, const char *want)
+{
+	if (e == GP_JSON_TYPE)
+		gp_die_at(GP_EXIT_DATAERR, file, line, "field '%s' is not %s", key, want);
+	return e == 0;
+}
+
+int gp_may_num(const json_t *o, const char *key, const char *file, unsigned long line, double *out)
+{
+	return may(gp_json_num(o, key, out), key, file, line, "a number");
+}
+
+int gp_may_int(const json_t *o, const char *key, const char *file, unsigned long line,
+	       long long *out)
+{
+	return may(gp_json_int(o, key, out), key, file, line, "an integer");
+}
+
+int gp_may_str(const json_t *o, const char *key, const char *file, unsigned long line,
+	       const char **out)
+{
+	return may(gp_json_str(o, key, out), key, file, line, "a string");
+}
+
+/* ---- --self-check's TAP ---- */
+
+void gp_tap(void *ctx, int ok, const char *name, double got, double want)
+{
+	struct gp_tap *t = ctx;
+
+	printf("%sok %d - %s\n", ok ? "" : "not ", ++t->n, name);
+	if (!ok && !isnan(want))
+		printf("#   got %.17g, want %.17g\n", got, want);
+	t->failed += !ok;
+}
+
+void gp_tap_plan(const struct gp_tap *t)
+{
+	printf("1..%d\n", t->n);
+}
