@@ -6,7 +6,7 @@
  * variance floor (tost.h): the noise floor, WIN/LOSS/EQUIVALENT/INCONCLUSIVE/
  * INSUFFICIENT_REPS against the floor arm, Welch TOST parity, the knee of the
  * rate ladder with its goodput and crossing intervals, and the arms' knees
- * compared.  Request records in, analysis records out (DESIGN.md §3).
+ * compared.  Request records in, analysis records out (doc/records.md).
  */
 #include <errno.h>
 #include <getopt.h>

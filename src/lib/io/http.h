@@ -46,7 +46,7 @@ enum gp_http_err {
 	GP_HTTP_ETLS,		/* TLS handshake or certificate refused: nothing sent */
 };
 
-/* The record's class of an error (DESIGN.md §3: "connect", "tls", "reset",
+/* The record's class of an error (doc/records.md: "connect", "tls", "reset",
  * "invalid_framing", "timeout", "other"); NULL for GP_HTTP_OK. */
 const char *gp_http_err_name(enum gp_http_err err);
 

@@ -23,7 +23,7 @@
  * out_tokens = usage.completion_tokens when the server sent usage
  * (tokens_from "usage"), else the number of content events ("chunks").
  *
- * Classes (DESIGN.md §3): connect (nothing sent), http_status (a non-2xx;
+ * Classes (doc/records.md): connect (nothing sent), http_status (a non-2xx;
  * the server's message, scrubbed, in detail), not_streamed (a 2xx that is
  * not text/event-stream; its content type in detail), timeout (over the
  * deadline — the only bound on the wait for the first token), hang (a
