@@ -9,12 +9,12 @@
 command -v haproxy >/dev/null || skip_all "haproxy not installed (share/packages)"
 cd "$TRASH" || exit 1
 
-start_fleet || { echo "Bail out! gp-sim did not start"; exit 1; }
+start_fleet || fail_all "gp-sim did not start"
 fleet_from "$GP_TOP/examples/haproxy/fleet.json" >fleet.json
 B="--requests 32 --max-tokens 16 --concurrency 16 --interval-ms 40"
 probe() { jq -c "select(.type==\"probe\")" "$1"; }
 
-start_haproxy chash || { echo "Bail out! haproxy did not start"; exit 1; }
+start_haproxy chash || fail_all "haproxy did not start"
 test_expect_success 'chash, one hot key: mode hdr from the runtime, one backend hot, exit 0; metrics keys in doc/records.md order, no rep' '
 	gp-probe --fleet fleet.json --arm chash $B >out 2>err &&
 	probe out | jq -e ".mode_confirmed and .engaged and .mode_evidence == \"backend llm algo=hdr\" and .concentration >= 3.5 and .ok == 32 and (.served | length) == 1" &&
@@ -35,14 +35,14 @@ test_expect_code 1 'the same gateway probed as a spread arm: not engaged, the re
 '
 stop_gateway
 
-start_haproxy bounded || { echo "Bail out! haproxy did not start"; exit 1; }
+start_haproxy bounded || fail_all "haproxy did not start"
 test_expect_success 'bounded loads (hash-balance-factor 125), one hot key: spread, exit 0' '
 	gp-probe --fleet fleet.json --arm bounded $B >out 2>err &&
 	probe out | jq -e ".engaged and .concentration <= 1.5 and (.served | length) >= 3"
 '
 stop_gateway
 
-start_haproxy rr || { echo "Bail out! haproxy did not start"; exit 1; }
+start_haproxy rr || fail_all "haproxy did not start"
 test_expect_success 'round robin: spread, every backend served a quarter' '
 	gp-probe --fleet fleet.json --arm rr $B >out 2>err &&
 	probe out | jq -e ".engaged and .concentration <= 1.3 and .served == {\"b1\":8,\"b2\":8,\"b3\":8,\"b4\":8}"

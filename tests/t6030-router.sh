@@ -16,7 +16,7 @@ dual() { cat "$@" | gp-verify validity 2>/dev/null | gp-verify publish -q --flee
 replay() { gp-trace synth --requests 8 --rate-rps 10 --keys 3 --output-tokens 8 --seed 2 >trace &&
 	   gp-replay --url "http://127.0.0.1:$GP_VIP_PORT" --model gp-sim --arm kv --rep 1 --rate-rps 10 <trace >replay 2>/dev/null; }
 
-start_router kv || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router kv || fail_all "gp-sim --router did not start"
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 
 test_expect_success 'the router logs its mode, names the engine, exports hits, misses and the mode gauge' '
@@ -48,7 +48,7 @@ test_expect_success 'kv: the probe (8 keys) is engaged; its snapshots carry the 
 '
 kill "$SIM_PID"; wait "$SIM_PID" 2>/dev/null
 
-start_router kv --router-fault kv_events_down || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router kv --router-fault kv_events_down || fail_all "gp-sim --router did not start"
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 
 test_expect_code 1 'kv_events_down: the precheck fails and names the counter that did not move' '
@@ -74,7 +74,7 @@ test_expect_success 'kv_events_down: the dual proof on the probe snapshots fails
 '
 kill "$SIM_PID"; wait "$SIM_PID" 2>/dev/null
 
-start_router kv --router-fault fallback || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router kv --router-fault fallback || fail_all "gp-sim --router did not start"
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 
 test_expect_code 1 'fallback at start: the router says so, and the probe mode check fails before any burst' '
@@ -84,7 +84,7 @@ test_expect_code 1 'fallback at start: the router says so, and the probe mode ch
 '
 kill "$SIM_PID"; wait "$SIM_PID" 2>/dev/null
 
-start_router bounded || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router bounded || fail_all "gp-sim --router did not start"
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 # At 16 in flight the bound is ceil(1.25 × 16 / 4) = 5 per engine (at 8 the
 # ceiling alone would allow 3, 3, 2, 0: peak-to-mean 1.5).
@@ -102,7 +102,7 @@ test_expect_code 130 'SIGINT stops the burst: the records are finished, exit 130
 '
 kill "$SIM_PID"; wait "$SIM_PID" 2>/dev/null
 
-start_router kv --truth "$TRASH/truth.ndjson" || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router kv --truth "$TRASH/truth.ndjson" || fail_all "gp-sim --router did not start"
 test_expect_success 'SIGTERM closes the streams that came through the router too (truth: shutdown)' '
 	curl -s -N -H "Content-Type: application/json" \
 		-d "{\"model\":\"gp-sim\",\"stream\":true,\"max_tokens\":2000,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}" \
