@@ -448,22 +448,30 @@ static enum gp_http_err code_class(CURLcode rc)
 }
 
 /*
- * An engine transfer's class.  libcurl 7.88 reports a broken chunked
- * encoding as CURLE_RECV_ERROR with "… in chunked-encoding" in the error
- * buffer and no OS errno, while a reset connection carries ECONNRESET; a
- * clean close in the middle of a chunked body is CURLE_PARTIAL_FILE.  A
- * connection lost before the request was written is a connect failure.
+ * A finished transfer's class, for the engine's and the blocking GETs
+ * alike.  libcurl 7.88 reports a broken chunked encoding as
+ * CURLE_RECV_ERROR with "… in chunked-encoding" in the error buffer and no
+ * OS errno, while a reset connection carries ECONNRESET; a clean close in
+ * the middle of a chunked body is CURLE_PARTIAL_FILE.
  */
-static enum gp_http_err classify(CURLcode rc, const struct gp_http_xfer *x)
+static enum gp_http_err easy_class(CURLcode rc, CURL *easy, const char *errbuf)
 {
-	enum gp_http_err k = code_class(rc);
 	long os_errno = 0;
 
 	if (rc == CURLE_RECV_ERROR) {
-		curl_easy_getinfo(x->easy, CURLINFO_OS_ERRNO, &os_errno);
-		if (!os_errno && strstr(x->errbuf, "chunk"))
+		curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os_errno);
+		if (!os_errno && strstr(errbuf, "chunk"))
 			return GP_HTTP_EFRAMING;
 	}
+	return code_class(rc);
+}
+
+/* An engine transfer's class: a connection lost before the request was
+ * written is a connect failure. */
+static enum gp_http_err classify(CURLcode rc, const struct gp_http_xfer *x)
+{
+	enum gp_http_err k = easy_class(rc, x->easy, x->errbuf);
+
 	return k == GP_HTTP_ERESET && !x->sent ? GP_HTTP_ECONNECT : k;
 }
 
@@ -690,7 +698,7 @@ static int fetch(const struct gp_http_tls *tls, const struct curl_slist *hdrs, c
 		else
 			seterr(err, errlen, ebuf[0] ? ebuf : curl_easy_strerror(rc));
 		*kind = f.over ? GP_HTTP_EOTHER : rc == CURLE_ABORTED_BY_CALLBACK ? GP_HTTP_EABORT :
-			code_class(rc);
+			easy_class(rc, e, ebuf);
 		curl_easy_cleanup(e);
 		free(f.p);
 		return -1;
