@@ -169,6 +169,9 @@ static void render(struct plotter *p, const char *name, const char *body, int w,
 	fprintf(f, "set terminal svg size %d,%d dynamic font 'DejaVu Sans,11' noenhanced\n", w, h);
 	fprintf(f, "set output '../%s.svg'\n%s\nunset multiplot\nset output\n", name, body);
 	xfclose(p, f, gp);
+	/* an image left by an earlier report is not this plot's */
+	unlink(png);
+	unlink(svg);
 	fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		fail(p, GP_PLOT_EIO, "cannot write %s: %s", logp, strerror(errno));
