@@ -57,47 +57,13 @@ echo "  of which reading + parsing (same run with 100 resamples): $(cut -d' ' -f
 
 echo
 echo "== BCa of p99, 20000 values, 10000 resamples: gp (boot.c) vs scipy.stats.bootstrap"
-cat >"$OUT/bench-boot.c" <<'CEOF'
-/* SPDX-License-Identifier: MIT */
-/* bench-boot — BCa interval of one quantile of the values in a file (timed). */
-#include <stdio.h>
-#include <stdlib.h>
-#include "stats/boot.h"
-#include "base/clock.h"
-#include "stats/stats.h"
-int main(int argc, char **argv)
-{
-	FILE *f = fopen(argv[1], "r");
-	double p = strtod(argv[2], NULL), *x = NULL, v;
-	long B = strtol(argv[3], NULL, 10);
-	size_t n = 0, cap = 0;
-	struct gp_rng rng;
-	struct gp_ci ci;
-
-	if (!f)
-		return 1;
-	while (fscanf(f, "%lf", &v) == 1) {
-		if (n == cap)
-			x = realloc(x, (cap = cap ? 2 * cap : 1024) * sizeof(*x));
-		x[n++] = v;
-	}
-	gp_rng_seed(&rng, 7);
-	int64_t t0 = gp_now_ns();
-	gp_sort_doubles(x, n);
-	gp_boot_quantiles(x, n, &p, 1, B, 0.95, &rng, &ci);
-	int64_t t1 = gp_now_ns();
-	printf("%.9g %.9g %.9g %.6f\n", ci.est, ci.lo, ci.hi, (double)(t1 - t0) / 1e9);
-	return 0;
-}
-CEOF
-
-cc -O2 -I"$TOP/src/lib" -o "$OUT/bench-boot" "$OUT/bench-boot.c" "$TOP/build/libgp.a" \
-	$(pkg-config --libs gsl) -lm
+# bench/boot-p99.c, built by make under the project's warnings
+make -s -C "$TOP" build/bench/boot-p99
 "$PY" -c "
 import numpy as np
 x = np.random.default_rng(2024).lognormal(np.log(200), 0.6, 20000)
 np.savetxt('$OUT/p99-values.txt', x, fmt='%.17g')"
-gp=$("$OUT/bench-boot" "$OUT/p99-values.txt" 0.99 10000)
+gp=$("$OUT/boot-p99" "$OUT/p99-values.txt" 0.99 10000)
 gp_t=$(echo "$gp" | cut -d' ' -f4)
 # scipy: vectorized BCa; batch=250 bounds memory (the jackknife alone is
 # 20000 x 19999 values), measured as peak RSS.

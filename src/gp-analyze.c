@@ -6,7 +6,7 @@
  * variance floor (tost.h): the noise floor, WIN/LOSS/EQUIVALENT/INCONCLUSIVE/
  * INSUFFICIENT_REPS against the floor arm, Welch TOST parity, the knee of the
  * rate ladder with its goodput and crossing intervals, and the arms' knees
- * compared.  Request records in, analysis records out (DESIGN.md §3).
+ * compared.  Request records in, analysis records out (doc/records.md).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -254,10 +254,7 @@ static struct group *group_get(struct state *s, const char *arm, double rate, lo
 			return g;
 		}
 	}
-	if (s->ng == s->capg) {
-		s->capg = s->capg ? 2 * s->capg : 64;
-		s->g = gp_xrealloc(s->g, s->capg * sizeof(*s->g));
-	}
+	GP_XGROW(s->g, s->ng, s->capg, 64);
 	struct group *g = &s->g[s->ng];
 	memset(g, 0, sizeof(*g));
 	g->arm = gp_xstrdup(arm);
@@ -298,10 +295,7 @@ static size_t runid_get(struct state *s, const char *id)
 	v = json_object_get(s->runmap, id);
 	if (v)
 		return last = (size_t)json_integer_value(v);
-	if (s->nri == s->capri) {
-		s->capri = s->capri ? 2 * s->capri : 32;
-		s->ri = gp_xrealloc(s->ri, s->capri * sizeof(*s->ri));
-	}
+	GP_XGROW(s->ri, s->nri, s->capri, 32);
 	s->ri[s->nri] = (struct runid){gp_xstrdup(id), 0, -1, NULL, 0};
 	json_object_set_new(s->runmap, id, json_integer((json_int_t)s->nri));
 	return last = s->nri++;
@@ -312,12 +306,9 @@ static size_t runid_get(struct state *s, const char *id)
 /* An optional number: NaN when absent or null; exit 65 when another type. */
 static double opt_num(const json_t *o, const char *k, const char *file, unsigned long line)
 {
-	double v = NAN;
-	int e = gp_json_num(o, k, &v);
+	double v;
 
-	if (e == GP_JSON_TYPE)
-		gp_die_at(GP_EXIT_DATAERR, file, line, "field '%s' is not a number", k);
-	return e ? NAN : v;
+	return gp_may_num(o, k, file, line, &v) ? v : NAN;
 }
 
 static double need_latency(const json_t *o, const char *k, const char *file, unsigned long line)
@@ -621,11 +612,8 @@ static void read_run_end(struct state *s, const json_t *o, const char *file, uns
 	const char *str = NULL;
 	long long att;
 	double d;
-	int e = gp_json_int(o, "attempted", &att);
 
-	if (e == GP_JSON_TYPE)
-		gp_die_at(GP_EXIT_DATAERR, file, line, "field 'attempted' is not an integer");
-	if (e)
+	if (!gp_may_int(o, "attempted", file, line, &att))
 		return;	/* nothing to cross-check */
 	if (att < 0)
 		gp_die_at(GP_EXIT_DATAERR, file, line, "field 'attempted' is negative");
@@ -645,10 +633,7 @@ static void read_run_end(struct state *s, const json_t *o, const char *file, uns
 		r.shard = gp_xstrdup(str);
 	r.file = gp_xstrdup(file);
 	r.line = line;
-	if (s->nre == s->capre) {
-		s->capre = s->capre ? 2 * s->capre : 32;
-		s->re = gp_xrealloc(s->re, s->capre * sizeof(*s->re));
-	}
+	GP_XGROW(s->re, s->nre, s->capre, 32);
 	s->re[s->nre++] = r;
 }
 
@@ -661,10 +646,7 @@ static void read_discard(struct state *s, const json_t *o)
 	if (gp_json_str(o, "arm", &arm) || gp_json_num(o, "rate_rps", &rate) ||
 	    gp_json_int(o, "rep", &rep))
 		return;
-	if (s->ndisc == s->capdisc) {
-		s->capdisc = s->capdisc ? 2 * s->capdisc : 16;
-		s->disc = gp_xrealloc(s->disc, s->capdisc * sizeof(*s->disc));
-	}
+	GP_XGROW(s->disc, s->ndisc, s->capdisc, 16);
 	s->disc[s->ndisc++] = (struct key){gp_xstrdup(arm), rate, rep};
 }
 
@@ -960,11 +942,11 @@ struct an {
 	const struct opts *op;
 	struct state *s;
 	struct cell *c;
-	size_t nc;
+	size_t nc, capc;
 	struct gp_out out;
 	json_t *table;		/* rows for the stderr summary */
 	const struct cell **knee;	/* per arm, in order: its knee cell or NULL */
-	size_t nknee;
+	size_t nknee, capknee;
 };
 
 static int group_cmp(const void *a, const void *b)
@@ -1152,7 +1134,7 @@ static void build_cells(struct an *a)
 
 		while (j < s->ng && s->g[j].rate == s->g[i].rate && !strcmp(s->g[j].arm, s->g[i].arm))
 			j++;
-		a->c = gp_xrealloc(a->c, (a->nc + 1) * sizeof(*a->c));
+		GP_XGROW(a->c, a->nc, a->capc, 16);
 		c = &a->c[a->nc++];
 		c->arm = s->g[i].arm;
 		c->rate = s->g[i].rate;
@@ -1708,7 +1690,7 @@ static void do_knee(struct an *a, double accel)
 
 		while (j < a->nc && !strcmp(a->c[j].arm, a->c[i].arm))
 			j++;
-		a->knee = gp_xrealloc(a->knee, (a->nknee + 1) * sizeof(*a->knee));
+		GP_XGROW(a->knee, a->nknee, a->capknee, 8);
 		a->knee[a->nknee++] = knee_one(a, &a->c[i], j - i, accel);
 		i = j;
 	}
@@ -1835,20 +1817,12 @@ static void print_table(json_t *rows)
 
 /* ---- self-check ---- */
 
-static int tap_n;
-
-static void tap_report(void *ctx, int ok, const char *name, double got, double want)
-{
-	printf("%sok %d - %s\n", ok ? "" : "not ", ++tap_n, name);
-	if (!ok && !isnan(want))
-		printf("#   got %.17g, want %.17g\n", got, want);
-}
-
 static int self_check(void)
 {
-	int failed = gp_statcheck_run(tap_report, NULL);
+	struct gp_tap tap = { 0 };
+	int failed = gp_statcheck_run(gp_tap, &tap);
 
-	printf("1..%d\n", tap_n);
+	gp_tap_plan(&tap);
 	if (failed < 0)
 		gp_die_nomem();
 	gp_stdout_close();

@@ -368,8 +368,7 @@ static void caps_read(struct caps *cs, char **paths, int npaths)
 		role = gp_need_str(o, "role", file, line);
 		if (gp_calib_role_parse(role, &c.role))
 			gp_die_at(GP_EXIT_DATAERR, file, line, "field 'role': '%s' is not prefill or decode", role);
-		if (gp_json_num(o, "capacity_tok_s", &c.cap_tok_s) == GP_JSON_TYPE)
-			gp_die_at(GP_EXIT_DATAERR, file, line, "field 'capacity_tok_s' is not a number");
+		gp_may_num(o, "capacity_tok_s", file, line, &c.cap_tok_s);
 		if (!(c.cap_tok_s > 0) || (!gp_json_bool(o, "suspect", &flag) && flag) ||
 		    (!gp_json_bool(o, "saturated", &flag) && !flag))
 			c.cap_tok_s = NAN;	/* not a trusted capacity */
@@ -410,13 +409,6 @@ struct ladder_opts {
 	size_t nratio;
 };
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The ladder record of one role; NULL when a member has no capacity. */
 static json_t *ladder_role(const struct caps *cs, enum gp_calib_role role,
 			   const struct ladder_opts *lo, double mean_tokens, unsigned long nreq)
@@ -446,7 +438,7 @@ static json_t *ladder_role(const struct caps *cs, enum gp_calib_role role,
 	if (gp_calib_ladder(capv, n, mean_tokens, lo->ratio, lo->nratio, &l, rates))
 		gp_die(GP_EXIT_SOFTWARE, "ladder: bad capacities");
 	memcpy(sorted, rates, lo->nratio * sizeof(double));
-	qsort(sorted, lo->nratio, sizeof(double), cmp_dbl);
+	gp_sort_doubles(sorted, lo->nratio);
 	rr = json_object();
 	ra = json_object();
 	static const char *const rung[3] = { "unsaturated", "moderate", "saturated" };
@@ -827,7 +819,7 @@ static struct {
 	pthread_cond_t cv;
 	int stop, running;
 	double *t, *d;		/* seconds since G.t0, depth */
-	size_t n, cap;
+	size_t n, cap, capd;
 	long fails;
 	char err[200];
 } S;
@@ -883,11 +875,8 @@ static void *sampler(void *arg)
 			S.fails++;
 			snprintf(S.err, sizeof(S.err), "%s", err);
 		} else {
-			if (S.n == S.cap) {
-				S.cap = S.cap ? 2 * S.cap : 1024;
-				S.t = gp_xrealloc(S.t, S.cap * sizeof(double));
-				S.d = gp_xrealloc(S.d, S.cap * sizeof(double));
-			}
+			GP_XGROW(S.t, S.n, S.cap, 1024);
+			GP_XGROW(S.d, S.n, S.capd, 1024);
 			S.t[S.n] = gp_ns_to_s((a + b) / 2 - G.t0);
 			S.d[S.n++] = depth;
 		}
@@ -1115,10 +1104,7 @@ static void send_one(struct step *st, int64_t due, int64_t now)
 
 	snprintf(salt, sizeof(salt), "%s-%lu", G.nonce, G.seq++);
 	need = gp_trace_synth_prompt(NULL, 0, in, NULL, 0, 0, salt) + 1;
-	if (need > G.prompt_len) {
-		G.prompt = gp_xrealloc(G.prompt, need);
-		G.prompt_len = need;
-	}
+	G.prompt = gp_xgrow(G.prompt, &G.prompt_len, need, 1, 4096);
 	gp_trace_synth_prompt(G.prompt, G.prompt_len, in, NULL, 0, 0, salt);
 	write_body(r, G.prompt, gp_calib_output_tokens(&G.P, G.role));
 	snprintf(r->xid, sizeof(r->xid), "X-Request-Id: cal-%s", salt);

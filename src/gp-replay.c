@@ -50,6 +50,7 @@
 #include "wire/sse.h"
 #include "wire/stream.h"
 #include "wire/trace.h"
+#include "base/vec.h"
 #include "base/banned.h"
 
 #ifndef GP_VERSION
@@ -186,6 +187,7 @@ static struct {
 	int receipt_from_id;
 	const char **hdrs;
 	int nhdrs;
+	size_t caphdrs;
 	long shard_i, shard_n;
 	double start_at;
 	int start_at_set;
@@ -196,6 +198,7 @@ static struct {
 	int http2;
 	const char **scrape;
 	int nscrape;
+	size_t capscrape;
 	long spin_us;
 	long max_event;
 	long preconnect;
@@ -777,11 +780,7 @@ static struct req *prepare_next(void)
 			size_t n = strlen(rec.id) + 1;
 
 			r->index = S.index - 1;
-			if (n > r->id_cap) {
-				char *p = gp_xrealloc(r->id, n);
-				r->id = p;
-				r->id_cap = n;
-			}
+			r->id = gp_xgrow(r->id, &r->id_cap, n, 1, 64);
 			memcpy(r->id, rec.id, n);
 			r->in_tokens = rec.input_tokens;
 			r->sched_ns = G.t0 + (int64_t)llround(off * 1e9);
@@ -1042,7 +1041,7 @@ static void parse_args(int argc, char **argv)
 			snprintf(name, sizeof(name), "%.*s", (int)(colon - optarg), optarg);
 			if (!valid_header_name(name))
 				gp_usage_error("-H: '%s' is not a header name", name);
-			cfg.hdrs = gp_xrealloc(cfg.hdrs, (size_t)(cfg.nhdrs + 1) * sizeof(*cfg.hdrs));
+			GP_XGROW(cfg.hdrs, (size_t)cfg.nhdrs, cfg.caphdrs, 8);
 			cfg.hdrs[cfg.nhdrs++] = optarg;
 			break;
 		}
@@ -1060,7 +1059,7 @@ static void parse_args(int argc, char **argv)
 		case O_ITL: cfg.itl = 1; break;
 		case O_HTTP2: cfg.http2 = 1; break;
 		case O_SCRAPE:
-			cfg.scrape = gp_xrealloc(cfg.scrape, (size_t)(cfg.nscrape + 1) * sizeof(*cfg.scrape));
+			GP_XGROW(cfg.scrape, (size_t)cfg.nscrape, cfg.capscrape, 4);
 			cfg.scrape[cfg.nscrape++] = optarg;
 			break;
 		case O_SPIN: cfg.spin_us = gp_opt_long("--spin-us", optarg, 0, 100000); break;

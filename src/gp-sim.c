@@ -1348,6 +1348,8 @@ static void router_keys(struct sim *sim, struct evhttp_request *req, int chat, s
 		gp_simtok_text(t, json_string_value(json_object_get(body, "prompt")));
 	}
 	json_decref(body);
+	if (t->nomem)
+		gp_die_nomem();
 }
 
 /* What the router sees of one engine: its load (running + waiting, as of

@@ -203,10 +203,7 @@ static void cmd_synth(const struct opts *o)
 			t += gp_arrival_gap((enum gp_arrival)o->arrival, o->rate_rps, o->burstiness, ra);
 		if (pb > nb)
 			pb = nb;
-		if (nb > ids_cap) {
-			ids_cap = nb * 2;
-			ids = gp_xrealloc(ids, ids_cap * sizeof(*ids));
-		}
+		ids = gp_xgrow(ids, &ids_cap, nb, sizeof(*ids), 64);
 		for (size_t j = 0; j < pb; j++)
 			ids[j] = (int64_t)k * UNIQUE_ID_LIMIT + (int64_t)j;
 		for (size_t j = pb; j < nb; j++) {
@@ -339,10 +336,7 @@ static void cmd_mooncake(const struct opts *o)
 			if (!json_is_array(h))
 				gp_die_at(GP_EXIT_DATAERR, file, line, "field 'hash_ids' is not an array");
 			n = json_array_size(h);
-			if (n > cap) {
-				cap = n * 2;
-				ids = gp_xrealloc(ids, cap * sizeof(*ids));
-			}
+			ids = gp_xgrow(ids, &cap, n, sizeof(*ids), 64);
 			for (size_t i = 0; i < n; i++) {
 				json_t *x = json_array_get(h, i);
 				if (!json_is_integer(x))
@@ -747,10 +741,7 @@ static void cmd_prompt(const struct opts *o)
 		} else {
 			size_t need = gp_trace_synth_prompt(NULL, 0, r.input_tokens, r.hash_ids,
 							    r.n_hash_ids, o->block_tokens, r.id);
-			if (need + 1 > cap) {
-				cap = need + 1;
-				buf = gp_xrealloc(buf, cap);
-			}
+			buf = gp_xgrow(buf, &cap, need + 1, 1, 256);
 			gp_trace_synth_prompt(buf, cap, r.input_tokens, r.hash_ids, r.n_hash_ids,
 					      o->block_tokens, r.id);
 			json_object_set_new(rec, "prompt", json_stringn(buf, need));

@@ -37,6 +37,7 @@
 #include "stats/stats.h"
 #include "method/validity.h"
 #include "base/vec.h"
+#include "base/buf.h"
 #include "base/banned.h"
 
 #ifndef GP_SHAREDIR
@@ -92,17 +93,6 @@ static const char usage[] =
 
 /* ---------------------------------------------------------------- helpers */
 
-/* Grow *p (of *cap elements of size sz) to hold at least n + 1 elements. */
-static void grow(void *pp, size_t *cap, size_t n, size_t sz)
-{
-	void **p = pp;
-
-	if (n < *cap)
-		return;
-	*p = gp_xgrow(*p, cap, n + 1, sz, 16);	/* vec.h; the new tail zeroed here */
-	memset((char *)*p + n * sz, 0, (*cap - n) * sz);
-}
-
 /* The key of a run: (arm, rate_rps, rep), exact in the rate. */
 static char *run_key(const char *arm, double rate, long long rep)
 {
@@ -115,31 +105,22 @@ struct at {
 	unsigned long line;
 };
 
-/* Optional number: 1 present, 0 absent/null; a present non-number dies. */
+/* Optional fields at w (cli.h's gp_may_*): 1 present, 0 absent or null. */
 static int opt_num(const json_t *o, const char *key, const struct at *w, double *out)
 {
-	int e = gp_json_num(o, key, out);
-
-	if (e == GP_JSON_TYPE)
-		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field '%s' is not a number", key);
-	return e == 0;
+	return gp_may_num(o, key, w->file, w->line, out);
 }
 
 static int opt_int(const json_t *o, const char *key, const struct at *w, long long *out)
 {
-	int e = gp_json_int(o, key, out);
-
-	if (e == GP_JSON_TYPE)
-		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field '%s' is not an integer", key);
-	return e == 0;
+	return gp_may_int(o, key, w->file, w->line, out);
 }
 
 static const char *opt_str(const json_t *o, const char *key, const struct at *w)
 {
 	const char *s = NULL;
 
-	if (gp_json_str(o, key, &s) == GP_JSON_TYPE)
-		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field '%s' is not a string", key);
+	gp_may_str(o, key, w->file, w->line, &s);
 	return s;
 }
 
@@ -293,7 +274,7 @@ static struct vrun *vrun_get(struct validity *v, const char *key, const char *ar
 	size_t i = gp_map_add(v->keys, key);
 
 	if (i == v->n_runs) {		/* a new key: the next run */
-		grow(&v->runs, &v->cap_runs, v->n_runs, sizeof(*v->runs));
+		GP_XGROW0(v->runs, v->n_runs, v->cap_runs, 16);
 		v->n_runs++;
 		v->runs[i].arm = gp_xstrdup(arm);
 		v->runs[i].ev.rate = rate;
@@ -329,7 +310,7 @@ static void add_health(struct validity *v, const json_t *o, const struct at *w, 
 	 * `at` cannot be placed in a run's window and leaves the rules unchecked. */
 	if (!json_object_get(o, "at") || json_is_null(json_object_get(o, "at")))
 		return;
-	grow(&v->h, &v->cap_h, v->n_h, sizeof(*v->h));
+	GP_XGROW0(v->h, v->n_h, v->cap_h, 16);
 	h = &v->h[v->n_h];
 	h->order = v->n_h;
 	h->at = need_time(o, "at", w);
@@ -368,7 +349,8 @@ static void note_request(struct validity *v, const json_t *o, const struct at *w
 	opt_int(o, "http_status", w, &status);
 	opt_num(o, "ttft_ms", w, &ttft);
 	opt_num(o, "tpot_ms", w, &tpot);
-	gp_validity_note_request(&r->ev, outcome, error, (long)status, detail, ttft, tpot);
+	if (gp_validity_note_request(&r->ev, outcome, error, (long)status, detail, ttft, tpot))
+		gp_die_nomem();
 }
 
 /* What a run_end says about the client that shaped the run. */
@@ -410,7 +392,8 @@ static void note_shard(struct gp_run_evidence *e, const json_t *o, const struct 
 		return;
 	if (gp_pace_parse_shard(s, &i, &n) || n > 65536)
 		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "field 'shard' is '%s', not I/N", s);
-	gp_validity_note_shard(e, i, n, trailer);
+	if (gp_validity_note_shard(e, i, n, trailer))
+		gp_die_nomem();
 }
 
 /* An optional RFC 3339 time: 1 and *ns when present and not null. */
@@ -492,7 +475,7 @@ static void note_run(struct validity *v, const json_t *o, const struct at *w, in
 		 * name its arm, rate and rep; resolved after the first pass. */
 		const char *id = gp_need_str(o, "run", w->file, w->line);
 
-		grow(&v->pending, &v->cap_pending, v->n_pending, sizeof(*v->pending));
+		GP_XGROW0(v->pending, v->n_pending, v->cap_pending, 16);
 		v->pending[v->n_pending++] = (struct pending){json_incref((json_t *)o),
 			gp_xstrdup(id), gp_xstrdup(w->file), w->line};
 		return;
@@ -536,7 +519,7 @@ static void pend_metrics(struct validity *v, const json_t *o, const struct at *w
 
 	if (gp_json_str(o, "run", &id) || !json_object_get(o, "samples"))
 		return;
-	grow(&v->pending, &v->cap_pending, v->n_pending, sizeof(*v->pending));
+	GP_XGROW0(v->pending, v->n_pending, v->cap_pending, 16);
 	v->pending[v->n_pending++] = (struct pending){json_incref((json_t *)o),
 		gp_xstrdup(id), gp_xstrdup(w->file), w->line};
 }
@@ -620,11 +603,13 @@ static void validity_read(struct validity *v, char **files, int n_files)
 /* Decide: judge every run by the rules (validity.h). */
 static void validity_decide(struct validity *v)
 {
-	v->n_rounds = gp_validity_rounds(v->h, v->n_h, &v->rounds);
+	if (gp_validity_rounds(v->h, v->n_h, &v->rounds, &v->n_rounds))
+		gp_die_nomem();
 	for (size_t i = 0; i < v->n_runs; i++) {
 		struct vrun *r = &v->runs[i];
 
-		gp_validity_judge(&r->ev, v->h, v->n_h, v->rounds, v->n_rounds, v->strict, &r->vd);
+		if (gp_validity_judge(&r->ev, v->h, v->n_h, v->rounds, v->n_rounds, v->strict, &r->vd))
+			gp_die_nomem();
 		if (r->vd.discarded)
 			v->dropped++;
 		else
@@ -852,7 +837,7 @@ static long prun_get(struct publish *p, const char *id)
 	size_t i = gp_map_add(p->run_ids, id);
 
 	if (i == p->n_runs) {
-		grow(&p->runs, &p->cap_runs, p->n_runs, sizeof(*p->runs));
+		GP_XGROW0(p->runs, p->n_runs, p->cap_runs, 16);
 		p->n_runs++;
 		p->runs[i].id = gp_xstrdup(id);
 	}
@@ -864,7 +849,7 @@ static struct parm *parm_get(struct publish *p, const char *name)
 	size_t i = gp_map_add(p->arm_ids, name);
 
 	if (i == p->n_arms) {
-		grow(&p->arms, &p->cap_arms, p->n_arms, sizeof(*p->arms));
+		GP_XGROW0(p->arms, p->n_arms, p->cap_arms, 16);
 		p->n_arms++;
 		p->arms[i].name = gp_xstrdup(name);
 	}
@@ -907,7 +892,7 @@ static void note_metrics(struct publish *p, const json_t *o, const struct at *w)
 	j = gp_map_add(p->snap_ids, key);
 	free(key);
 	if (j == p->n_snaps) {
-		grow(&p->snaps, &p->cap_snaps, p->n_snaps, sizeof(*p->snaps));
+		GP_XGROW0(p->snaps, p->n_snaps, p->cap_snaps, 16);
 		p->n_snaps++;
 		p->snaps[j].run = i;
 		p->snaps[j].target = gp_xstrdup(target);
@@ -1188,17 +1173,15 @@ static void tmp_make(void)
 /* The whole of f from its start, NUL-terminated (the caller frees). */
 static char *slurp(FILE *f)
 {
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	struct gp_buf b = { 0 };
 
 	rewind(f);
-	do {
-		grow(&buf, &cap, len + 4096, 1);
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	buf[len] = 0;
-	return buf;
+	if (gp_buf_read(&b, f)) {
+		if (errno == ENOMEM)
+			gp_die_nomem();
+		gp_die(GP_EXIT_IOERR, "cannot read a temporary file: %s", strerror(errno));
+	}
+	return b.p;
 }
 
 /*
@@ -1451,11 +1434,13 @@ static void arm_proofs(struct publish *p, const struct parm *arm, struct gp_proo
 		return;
 	}
 	runs = arm_runs(p, arm->name, &n);
-	gp_decision_proof(fa->routes_by_cache, &m, runs, n, p->opt->miss_ratio, dec);
+	if (gp_decision_proof(fa->routes_by_cache, &m, runs, n, p->opt->miss_ratio, dec))
+		gp_die_nomem();
 	free(runs);
-	gp_delivery_proof_judged(gp_proof_expects_receipt(fa->disaggregated,
-							  p->fleet.receipt_header != NULL),
-				 arm->rc, p->opt->delivery_min_share, del);
+	if (gp_delivery_proof_judged(gp_proof_expects_receipt(fa->disaggregated,
+							     p->fleet.receipt_header != NULL),
+				     arm->rc, p->opt->delivery_min_share, del))
+		gp_die_nomem();
 }
 
 static void dual_proof(struct publish *p, struct gp_out *out)
@@ -1969,15 +1954,7 @@ static int cmd_publish(int argc, char **argv)
 
 /* ---------------------------------------------------------- self-check */
 
-static int tap_n, tap_failed;
-
-static void tap(void *ctx, int ok, const char *name, double got, double want)
-{
-	printf("%sok %d - %s\n", ok ? "" : "not ", ++tap_n, name);
-	if (!ok && !isnan(want))
-		printf("#   got %.17g, want %.17g\n", got, want);
-	tap_failed += !ok;
-}
+static struct gp_tap tap;	/* cli.h */
 
 /*
  * --self-check: the gates' and statistics' C logic (statcheck.h: good, stats,
@@ -1993,11 +1970,11 @@ static int self_check(void)
 	char *av[] = { "awk", "-f", common, "-f", tdist, "-f", sc, "/dev/null", NULL };
 	int rc;
 
-	if (gp_statcheck_run(tap, NULL) < 0)
+	if (gp_statcheck_run(gp_tap, &tap) < 0)
 		gp_die_nomem();
 	rc = run_child(av, -1, &buf, err, sizeof(err));
 	if (rc)
-		tap(NULL, 0, rc < 0 ? err : "awk -f selfcheck.awk exited non-zero", NAN, NAN);
+		gp_tap(&tap, 0, rc < 0 ? err : "awk -f selfcheck.awk exited non-zero", NAN, NAN);
 	for (char *ln = buf, *nl; ln && *ln; ln = nl) {
 		char *t1 = strchr(ln, '\t'), *t2;
 
@@ -2007,18 +1984,18 @@ static int self_check(void)
 		if (!t2)
 			continue;
 		*t1 = *t2 = 0;
-		tap(NULL, !strcmp(t1 + 1, "ok"), ln, NAN, NAN);
+		gp_tap(&tap, !strcmp(t1 + 1, "ok"), ln, NAN, NAN);
 		if (strcmp(t1 + 1, "ok"))
 			printf("#   %s\n", t2 + 1);
 	}
-	printf("1..%d\n", tap_n);
+	gp_tap_plan(&tap);
 	free(buf);
 	free(common);
 	free(tdist);
 	free(sc);
 	free(dir);
 	gp_stdout_close();
-	return tap_failed ? GP_EXIT_NEGATIVE : GP_EXIT_OK;
+	return tap.failed ? GP_EXIT_NEGATIVE : GP_EXIT_OK;
 }
 
 int main(int argc, char **argv)

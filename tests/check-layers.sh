@@ -10,6 +10,8 @@
 # written with the folder ("wire/sse.h"); a bare "sse.h" is refused too, so
 # that the rule reads off the text.  Prints each offence as
 # "FILE:LINE: includes X (layer L above M)" and exits 1; 0 when clean.
+# It also refuses a module below cli that dies or exits (gp_die, gp_x*,
+# exit(), or the dying map): the library returns errors.
 set -eu
 lib=${1:-src/lib}
 order=$(awk '/^Layers/{on=1; next} on && /^  [a-z]+\//{sub(/^  /,""); sub(/\/.*/,""); print; next} on && /^[^ ]/ && !/^Layers/{if (n++) exit}' "$lib/README")
@@ -46,5 +48,15 @@ if [ -s "$edges" ]; then
 	if ! out=$(sort -u "$edges" | tsort 2>&1 >/dev/null); then :; fi
 	if [ -n "$out" ]; then echo "$out" | sed 's/^tsort: /check-layers: cycle: /'; bad=1; fi
 fi
-[ $bad = 0 ] && echo "check-layers: $(echo "$order" | wc -l) layers, no upward include, no cycle"
+# The library returns errors: below cli no module dies or exits.  log's dying
+# half (gp_die, the gp_x* allocators), vec's gp_xgrow and map (whose memory
+# comes from them: tool code only) are the three files that define it.
+for f in "$lib"/*/*.c; do
+	case ${f#"$lib"/} in cli/*|base/log.c|base/vec.c|base/map.c) continue ;; esac
+	grep -nE '(^|[^_[:alnum:]])(gp_die[a-z_]*|gp_x[a-z]+|GP_XGROW|exit|gp_map_[a-z_]+|gp_u64set_[a-z_]+)\(' "$f" |
+		sed "s|^\([0-9]*\):.*|$f:\1: dies or exits (the library returns errors; only cli and the tools die)|"
+done >"$edges.exit"
+[ -s "$edges.exit" ] && { cat "$edges.exit"; bad=1; }
+rm -f "$edges.exit"
+[ $bad = 0 ] && echo "check-layers: $(echo "$order" | wc -l) layers, no upward include, no cycle, no exit below cli"
 exit $bad

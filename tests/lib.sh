@@ -34,9 +34,14 @@
 #                         filter: "select(.type == \"x\") | .ok")
 #   near V W TOL          |V - W| <= TOL, V a number (not "" or null); says why not
 #   near_rel V W          V equals W to 1e-9 relative (1e-12 absolute near 0)
+#   probe_rec FILE        the probe records of FILE (gp-probe's verdicts)
 #   doc_keys TYPE         the top-level keys, comma-separated and in order, of
 #                         doc/records.md's shape `{"type":"TYPE",…}` (compare
 #                         with jq -r 'keys_unsorted | join(",")'); 1 if none
+#
+# Request helpers (gp-sim on $SIM_PORT), for use inside tests:
+#   post PATH BODY [CURL-ARGS...]  POST the JSON BODY to gp-sim's PATH, streaming
+#   words N FROM          N distinct words "wFROM wFROM+1 ...", each a token to gp-sim
 #
 # Every test file works in its own scratch directory $TRASH, removed at exit;
 # background processes registered with `cleanup_pid PID` are killed at exit.
@@ -112,6 +117,12 @@ test_done() { echo "1..$_n"; [ $_fail = 0 ]; exit $?; }
 say() { echo "# $*"; }
 
 sel() { jq -c "select($1)" "$2"; }
+probe_rec() { sel '.type == "probe"' "$1"; }
+post() { # PATH BODY [curl args...]
+	_p=$1 _b=$2; shift 2
+	curl -sS -N "$@" -H 'Content-Type: application/json' -d "$_b" "http://127.0.0.1:$SIM_PORT$_p"
+}
+words() { seq "$2" "$(($2 + $1 - 1))" | sed 's/^/w/' | tr '\n' ' '; }
 all_of() { jq -s -e "length > 0 and all(.[]; $1)" >/dev/null; }
 jall() { jq -e -s "[.[] | $1] | length > 0 and all" ${2+"$2"} >/dev/null; }
 near() {

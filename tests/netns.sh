@@ -96,7 +96,7 @@ CFG
 	cleanup_pid $!
 	_i=0
 	until (exec 3<>"/dev/tcp/$GW/$VIP") 2>/dev/null; do
-		_i=$((_i + 1)); [ $_i -lt 200 ] || { echo "Bail out! haproxy did not listen on $GW:$VIP"; exit 1; }
+		_i=$((_i + 1)); [ $_i -lt 200 ] || fail_all "haproxy did not listen on $GW:$VIP"
 		sleep 0.05
 	done
 	URL=http://$GW:$VIP

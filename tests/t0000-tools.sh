@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every tool follows the command-line conventions (DESIGN.md §5) and has a man
+# Every tool follows the command-line conventions (doc/conventions.md) and has a man
 # page that documents every option its --help names.
 . "$(dirname "$0")/lib.sh"
 

@@ -74,12 +74,12 @@ usage_error gp-verify validity -o
 usage_error gp-report -o
 
 # A fleet behind gp-sim's router, and a little data for the filters.
-start_router rr || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router rr || fail_all "gp-sim --router did not start"
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 URL=http://127.0.0.1:$GP_VIP_PORT
 gp-trace synth --requests 4 --rate-rps 20 --output-tokens 4 --seed 3 >trace
 gp-replay --url "$URL" --model gp-sim --arm rr --rep 1 --rate-rps 20 <trace >runs 2>/dev/null ||
-	{ echo "Bail out! gp-replay against gp-sim failed"; exit 1; }
+	fail_all "gp-replay against gp-sim failed"
 
 # closed_pipe CMD...: run CMD with stdout a pipe whose reader has already
 # gone (so its first write fails with EPIPE); CMD's status is ours.
@@ -126,7 +126,7 @@ sigterm gp-calibrate gp-calibrate ladder --trace trace
 sigterm gp-report gp-report -o rep
 # gp-health waits on a VIP that stalls after its first token
 SIM_PORT0=$SIM_PORT
-start_sim --fault stall=1 || { echo "Bail out! a second gp-sim did not start"; exit 1; }
+start_sim --fault stall=1 || fail_all "a second gp-sim did not start"
 jq --arg u "http://127.0.0.1:$SIM_PORT" '.vips[0].url = $u' fleet.json >stall.json
 SIM_PORT=$SIM_PORT0
 sigterm gp-health gp-health --fleet stall.json --timeout-s 30

@@ -2,7 +2,8 @@
 # make check-layers (tests/check-layers.sh): src/lib's layers are enforced.
 # The real tree passes; copies of it with one offence each injected fail,
 # naming the file and line: an upward include, a bare include without its
-# folder, a cycle inside a layer, a folder README's list does not name.
+# folder, a cycle inside a layer, a folder README's list does not name, a
+# module below cli that dies or exits.
 . "$(dirname "$0")/lib.sh"
 
 CL=$GP_TOP/tests/check-layers.sh
@@ -37,6 +38,18 @@ test_expect_success 'a cycle inside one layer is refused' "
 test_expect_success 'an include of the same layer without a cycle is fine' "
 	fresh && echo '#include \"method/knee.h\"' >>lib/method/good.c &&
 	sh '$CL' lib >out
+"
+test_expect_success 'a library module that dies is refused (the library returns errors)' "
+	fresh && printf 'void f(void);\\nvoid f(void) { gp_die(70, \\"x\\"); }\\n' >>lib/method/knee.c &&
+	n=\$(wc -l <lib/method/knee.c) &&
+	test_must_fail sh '$CL' lib >out && grep -q \"lib/method/knee.c:\$n: dies or exits\" out
+"
+test_expect_success 'one that calls exit() or a gp_x allocator too, cli may' "
+	fresh && echo 'void g(void) { exit(1); }' >>lib/wire/sse.c &&
+	echo 'void h(void) { gp_xmalloc(1); }' >>lib/io/json.c &&
+	echo 'void k(void) { gp_die_nomem(); }' >>lib/cli/cli.c &&
+	test_must_fail sh '$CL' lib >out && grep -q 'lib/wire/sse.c:.*dies or exits' out &&
+	grep -q 'lib/io/json.c:.*dies or exits' out && ! grep -q 'cli.c' out
 "
 test_expect_success 'a folder the README does not list is refused' "
 	fresh && mkdir lib/extra && echo 'int x;' >lib/extra/x.c &&

@@ -6,9 +6,9 @@
 . "$(dirname "$0")/lib.sh"
 
 for t in gp-sim gp-trace gp-replay gp-analyze gp-verify; do
-	[ -x "$GP_BIN/$t" ] || { echo "Bail out! $t not built"; exit 1; }
+	[ -x "$GP_BIN/$t" ] || fail_all "$t not built"
 done
-command -v jq >/dev/null || { echo "Bail out! no jq"; exit 1; }
+command -v jq >/dev/null || fail_all "no jq"
 
 # The first indented block under "A 30-second tour" is the commands; the
 # second, after "The tour prints", is what they print on stdout.

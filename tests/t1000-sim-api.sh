@@ -8,10 +8,6 @@ chat() {
 	printf '{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"%s"}]%s}' \
 		"${2:-tell me about the weather today}" "$1"
 }
-post() { # PATH BODY [curl args...]
-	_p=$1 _b=$2; shift 2
-	curl -sS -N "$@" -H 'Content-Type: application/json' -d "$_b" "http://127.0.0.1:$SIM_PORT$_p"
-}
 
 test_expect_success 'gp-sim --help prints the usage and exits 0' '
 	gp-sim --help >help.out && grep -q "^Usage: gp-sim --port P" help.out

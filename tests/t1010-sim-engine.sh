@@ -6,15 +6,10 @@
 #   step ms = decode_ms + P * 1000/prefill_tok_s + D * decode_ms_per_seq
 . "$(dirname "$0")/lib.sh"
 
-post() { # PATH BODY [curl args...]
-	_p=$1 _b=$2; shift 2
-	curl -sS -N "$@" -H 'Content-Type: application/json' -d "$_b" "http://127.0.0.1:$SIM_PORT$_p"
-}
 # metric NAME-WITH-LABELS: value from /metrics (port $SIM_PORT)
 metric() {
 	curl -sS "http://127.0.0.1:$SIM_PORT/metrics" | awk -v s="$1" '$1 == s { print $2; f = 1 } END { exit !f }'
 }
-words() { seq "$2" "$(($2 + $1 - 1))" | sed 's/^/w/' | tr '\n' ' '; }
 
 start_sim --model m --truth truth.ndjson --prefill-tok-s 20000 --block-tokens 16
 

@@ -3,7 +3,6 @@
 # and metrics; --speed makes one slower; the truth log names the backend.
 . "$(dirname "$0")/lib.sh"
 
-words() { seq "$2" "$(($2 + $1 - 1))" | sed 's/^/w/' | tr '\n' ' '; }
 P=$(words 2000 1)
 req() { # PORT ID
 	curl -H Content-Type:application/json -sS -N -H "X-Request-Id: $2" -d "{\"prompt\":\"$P\",\"max_tokens\":4,\"ignore_eos\":true,\"stream\":true}" \

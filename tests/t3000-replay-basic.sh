@@ -74,7 +74,7 @@ check_fields() {
 		has("backend") and has("receipt") and has("prefill") and has("decode") and
 		has("connect_ms") and has("new_connection")'
 }
-test_expect_success 'every request record carries the DESIGN.md §3 fields' 'check_fields'
+test_expect_success 'every request record carries the doc/records.md fields' 'check_fields'
 check_q3() {
 	sel '.type == "request" and .id == "q3"' run.ndjson | all_of '.arm == "base" and .rep == 3 and
 		.outcome == "ok" and .out_tokens == 7 and .in_tokens == 23 and .tokens_from == "usage" and

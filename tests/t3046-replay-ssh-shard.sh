@@ -92,7 +92,7 @@ for i in 1 2; do
 	k=0
 	until (exec 3<>"/dev/tcp/$addr/22") 2>/dev/null; do
 		k=$((k + 1))
-		[ $k -lt 200 ] || { echo "Bail out! sshd did not listen on $addr:22: $(tail -n 3 sshd$i.log)"; exit 1; }
+		[ $k -lt 200 ] || fail_all "sshd did not listen on $addr:22: $(tail -n 3 sshd$i.log)"
 		sleep 0.05
 	done
 done

@@ -158,13 +158,13 @@ test_expect_success 'without a usage chunk, out_tokens counts content events (to
 	sel ".type == \"request\" and .id == \"nousage\"" run4.ndjson | all_of ".out_tokens == 6 and .tokens_from == \"chunks\" and
 		.outcome == \"ok\" and .in_tokens == 4 and ((.tpot_ms - (.e2e_ms - .ttft_ms) / 5) | fabs) < 0.001"
 '
-# words W of the prompt of record ID as the server received it
-words() { sel ".id == \"$1\"" seen.ndjson | jq -r ".body.messages[0].content" | tr " " "\n" | sed -n "$2p" | tr "\n" " "; }
+# sent_words ID W: words W of the prompt of record ID as the server received it
+sent_words() { sel ".id == \"$1\"" seen.ndjson | jq -r ".body.messages[0].content" | tr " " "\n" | sed -n "$2p" | tr "\n" " "; }
 test_expect_success 'synthesized prompts: input_tokens words, shared leading hash_ids = identical prefix' '
-	test "$(words p1 1,99 | wc -w)" = 12 &&
-	test "$(words p1 1,8)" = "$(words p2 1,8)" &&
-	test "$(words p1 9,12)" != "$(words p2 9,12)" &&
-	test "$(words p1 1,4)" != "$(words p3 1,4)"
+	test "$(sent_words p1 1,99 | wc -w)" = 12 &&
+	test "$(sent_words p1 1,8)" = "$(sent_words p2 1,8)" &&
+	test "$(sent_words p1 9,12)" != "$(sent_words p2 9,12)" &&
+	test "$(sent_words p1 1,4)" != "$(sent_words p3 1,4)"
 '
 test_expect_success 'synthesized prompts are deterministic (the same bytes on a second run)' '
 	sel ".id == \"p1\"" seen.ndjson | jq -r ".body.messages[0].content" >w1 &&

@@ -10,7 +10,7 @@ command -v jq >/dev/null && command -v openssl >/dev/null && command -v haproxy 
 test -x "$GP_BIN/gp-replay" && test -x "$GP_BIN/gp-sim" || skip_all "gp-replay or gp-sim not built"
 
 # A CA, and a server certificate it signs for the name localhost only.
-make_tls_ca || { echo "Bail out! openssl"; exit 1; }
+make_tls_ca || fail_all "openssl"
 
 start_sim --model m --decode-ms 2 || exit 1
 TP=$(free_port_range 1) || exit 1

@@ -115,7 +115,7 @@ test_expect_success 'an arm with no paired request: latency CIs are null, not Na
 	! grep -qi nan o7
 '
 
-# Every record carries every field of its DESIGN.md §3 contract, null where a
+# Every record carries every field of its doc/records.md contract, null where a
 # value is undefined.  (jansson cannot write NaN: a NaN would silently drop
 # the field, so "no NaN" means "no field missing".)
 contract() {

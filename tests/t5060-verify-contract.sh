@@ -1,5 +1,5 @@
 #!/bin/sh
-# The contract (DESIGN.md §3): every reader — gp-verify validity, gp-analyze,
+# The contract (doc/records.md): every reader — gp-verify validity, gp-analyze,
 # gp-verify publish and the awk re-derivation — accepts any stream the
 # contract allows.  The records below are the contract's own examples, with
 # exactly the fields it lists (the "…" filled in), a run_end keyed by `run`

@@ -7,8 +7,8 @@
 command -v haproxy >/dev/null || skip_all "haproxy not installed (share/packages)"
 cd "$TRASH" || exit 1
 
-start_fleet || { echo "Bail out! gp-sim did not start"; exit 1; }
-start_haproxy chash || { echo "Bail out! haproxy did not start"; cat haproxy.log; exit 1; }
+start_fleet || fail_all "gp-sim did not start"
+start_haproxy chash || { sed 's/^/# /' haproxy.log; fail_all "haproxy did not start"; }
 fleet_from "$GP_TOP/examples/haproxy/fleet.json" >fleet.json
 # one FILE SELECT: the records that match, one per line (for jq -e, whose
 # status in jq 1.6 follows the last input, not the last output)

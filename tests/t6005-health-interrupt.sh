@@ -13,20 +13,20 @@ cd "$TRASH" || exit 1
 # A router fleet whose engines decode slowly (a chat of 2-4 tokens takes 1-2
 # s): 4 backend_models, 5 metrics (4 backends, the gateway) and
 # vip_chat, then kv_events with --arm chash.
-start_router chash --decode-ms 500 || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router chash --decode-ms 500 || fail_all "gp-sim --router did not start"
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 # A VIP that stalls after its first token: vip_chat waits for --timeout-s.
 ROUTER_PORT=$SIM_PORT
-start_sim --fault stall=1 || { echo "Bail out! a stalling gp-sim did not start"; exit 1; }
+start_sim --fault stall=1 || fail_all "a stalling gp-sim did not start"
 jq --arg u "http://127.0.0.1:$SIM_PORT" '.vips[0].url = $u' fleet.json >stall.json
 # A backend that never answers: the connection is taken (listen backlog),
 # the request waits.
-SILENT=$(free_port_range 1) || { echo "Bail out! no free port"; exit 1; }
+SILENT=$(free_port_range 1) || fail_all "no free port"
 python3 -c 'import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(16); time.sleep(120)' "$SILENT" &
 cleanup_pid $!
-wait_port "$SILENT" || { echo "Bail out! the silent peer did not listen"; exit 1; }
+wait_port "$SILENT" || fail_all "the silent peer did not listen"
 jq --arg u "http://127.0.0.1:$SILENT" '.backends[1].url = $u' fleet.json >silent.json
 SIM_PORT=$ROUTER_PORT
 

@@ -9,15 +9,14 @@
 command -v haproxy >/dev/null || skip_all "haproxy not installed (share/packages)"
 cd "$TRASH" || exit 1
 
-start_fleet || { echo "Bail out! gp-sim did not start"; exit 1; }
+start_fleet || fail_all "gp-sim did not start"
 fleet_from "$GP_TOP/examples/haproxy/fleet.json" >fleet.json
 B="--requests 32 --max-tokens 16 --concurrency 16 --interval-ms 40"
-probe() { jq -c "select(.type==\"probe\")" "$1"; }
 
-start_haproxy chash || { echo "Bail out! haproxy did not start"; exit 1; }
+start_haproxy chash || fail_all "haproxy did not start"
 test_expect_success 'chash, one hot key: mode hdr from the runtime, one backend hot, exit 0; metrics keys in doc/records.md order, no rep' '
 	gp-probe --fleet fleet.json --arm chash $B >out 2>err &&
-	probe out | jq -e ".mode_confirmed and .engaged and .mode_evidence == \"backend llm algo=hdr\" and .concentration >= 3.5 and .ok == 32 and (.served | length) == 1" &&
+	probe_rec out | jq -e ".mode_confirmed and .engaged and .mode_evidence == \"backend llm algo=hdr\" and .concentration >= 3.5 and .ok == 32 and (.served | length) == 1" &&
 	test "$(jq -s "map(select(.type==\"probe_sample\")) | length >= 3" out)" = true &&
 	jq -s -e "map(select(.type==\"probe_sample\")) | all(.inflight | keys == [\"b1\",\"b2\",\"b3\",\"b4\"])" out &&
 	test "$(jq -s "map(select(.type==\"metrics\" and .phase==\"before\")) | length" out)" = 5 &&
@@ -30,27 +29,27 @@ test_expect_success 'chash, one hot key: mode hdr from the runtime, one backend 
 
 test_expect_code 1 'the same gateway probed as a spread arm: not engaged, the reason says why' '
 	gp-probe --fleet fleet.json --arm chash --expect spread $B >out 2>err; rc=$?;
-	probe out | jq -e ".mode_confirmed and (.engaged | not) and (.reason | test(\"expected spread, concentration\"))" &&
+	probe_rec out | jq -e ".mode_confirmed and (.engaged | not) and (.reason | test(\"expected spread, concentration\"))" &&
 	grep -q "not engaged" err && exit $rc
 '
 stop_gateway
 
-start_haproxy bounded || { echo "Bail out! haproxy did not start"; exit 1; }
+start_haproxy bounded || fail_all "haproxy did not start"
 test_expect_success 'bounded loads (hash-balance-factor 125), one hot key: spread, exit 0' '
 	gp-probe --fleet fleet.json --arm bounded $B >out 2>err &&
-	probe out | jq -e ".engaged and .concentration <= 1.5 and (.served | length) >= 3"
+	probe_rec out | jq -e ".engaged and .concentration <= 1.5 and (.served | length) >= 3"
 '
 stop_gateway
 
-start_haproxy rr || { echo "Bail out! haproxy did not start"; exit 1; }
+start_haproxy rr || fail_all "haproxy did not start"
 test_expect_success 'round robin: spread, every backend served a quarter' '
 	gp-probe --fleet fleet.json --arm rr $B >out 2>err &&
-	probe out | jq -e ".engaged and .concentration <= 1.3 and .served == {\"b1\":8,\"b2\":8,\"b3\":8,\"b4\":8}"
+	probe_rec out | jq -e ".engaged and .concentration <= 1.3 and .served == {\"b1\":8,\"b2\":8,\"b3\":8,\"b4\":8}"
 '
 
 test_expect_code 1 'round robin running, the arm claims consistent hashing: the runtime mode check catches it, no burst' '
 	gp-probe --fleet fleet.json --arm chash $B >out 2>err; rc=$?;
-	probe out | jq -e "(.mode_confirmed | not) and (.engaged | not) and .requests == 0 and (.mode_evidence | test(\"did not match.*algo=roundrobin\"))" &&
+	probe_rec out | jq -e "(.mode_confirmed | not) and (.engaged | not) and .requests == 0 and (.mode_evidence | test(\"did not match.*algo=roundrobin\"))" &&
 	test "$(jq -s "map(select(.type==\"probe_sample\" or .type==\"metrics\")) | length" out)" = 0 &&
 	grep -q "mode not confirmed" err && exit $rc
 '
@@ -58,14 +57,14 @@ test_expect_code 1 'round robin running, the arm claims consistent hashing: the 
 test_expect_code 1 'a mode check that reads our own config file is fooled; the concentration is not' '
 	jq "(.arms[] | select(.name==\"chash\")) |= (.mode_cmd = \"grep -h balance $GP_TOP/examples/haproxy/chash.cfg\" | .mode_regex = \"hdr\\\\(x-gp-cache-key\\\\)\")" fleet.json >f &&
 	gp-probe --fleet f --arm chash $B >out 2>err; rc=$?;
-	probe out | jq -e ".mode_confirmed and (.engaged | not) and .concentration < 1.5" &&
+	probe_rec out | jq -e ".mode_confirmed and (.engaged | not) and .concentration < 1.5" &&
 	exit $rc
 '
 
 test_expect_code 1 'a mode_cmd that hangs is bounded by --mode-timeout-s' '
 	jq "(.arms[] | select(.name==\"rr\")) |= (.mode_cmd = \"sleep 30\")" fleet.json >f &&
 	s=$(date +%s) && gp-probe --fleet f --arm rr --mode-timeout-s 0.5 >out 2>err; rc=$?; e=$(date +%s);
-	test $((e - s)) -le 3 && probe out | jq -e ".mode_evidence | test(\"timed out\")" && exit $rc
+	test $((e - s)) -le 3 && probe_rec out | jq -e ".mode_evidence | test(\"timed out\")" && exit $rc
 '
 
 test_expect_code 65 'a mode_regex that does not compile is bad input naming the arm' '

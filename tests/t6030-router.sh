@@ -8,7 +8,6 @@
 cd "$TRASH" || exit 1
 
 B="--requests 32 --max-tokens 16 --concurrency 8 --interval-ms 40"
-probe() { jq -c "select(.type==\"probe\")" "$1"; }
 kv() { jq -c "select(.check==\"kv_events\")" "$1"; }
 # dual FILE...: gp-verify's dual_proof record for arm kv over these records
 dual() { cat "$@" | gp-verify validity 2>/dev/null | gp-verify publish -q --fleet fleet.json 2>/dev/null |
@@ -16,7 +15,7 @@ dual() { cat "$@" | gp-verify validity 2>/dev/null | gp-verify publish -q --flee
 replay() { gp-trace synth --requests 8 --rate-rps 10 --keys 3 --output-tokens 8 --seed 2 >trace &&
 	   gp-replay --url "http://127.0.0.1:$GP_VIP_PORT" --model gp-sim --arm kv --rep 1 --rate-rps 10 <trace >replay 2>/dev/null; }
 
-start_router kv || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router kv || fail_all "gp-sim --router did not start"
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 
 test_expect_success 'the router logs its mode, names the engine, exports hits, misses and the mode gauge' '
@@ -41,14 +40,14 @@ test_expect_success 'kv: ready, and the precheck sees the router hit counter mov
 # holds a prefix (at admission or after prefill), which is the engine's model.
 test_expect_success 'kv: the probe (8 keys) is engaged; its snapshots carry the dual proof' '
 	gp-probe --fleet fleet.json --arm kv --keys 8 $B >probe.ndjson 2>err &&
-	probe probe.ndjson | jq -e ".engaged and .mode_evidence == \"gp_router_mode{mode=\\\"kv\\\"} 1\" and .concentration <= 1.5" &&
+	probe_rec probe.ndjson | jq -e ".engaged and .mode_evidence == \"gp_router_mode{mode=\\\"kv\\\"} 1\" and .concentration <= 1.5" &&
 	replay && dual probe.ndjson replay >d &&
 	jq -e ".decision_ok == true and .evidence == \"gateway_counters\"" d &&
 	jq -e ".detail | test(\"gp_router_cache_hits_total \\\\+[1-9][0-9]* over 1 runs \\\\(0 did not move\\\\)\")" d
 '
 kill "$SIM_PID"; wait "$SIM_PID" 2>/dev/null
 
-start_router kv --router-fault kv_events_down || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router kv --router-fault kv_events_down || fail_all "gp-sim --router did not start"
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 
 test_expect_code 1 'kv_events_down: the precheck fails and names the counter that did not move' '
@@ -62,7 +61,7 @@ test_expect_code 1 'kv_events_down: the precheck fails and names the counter tha
 test_expect_success 'kv_events_down is silent: the mode still says kv and the load looks engaged' '
 	grep -q "policy kv, mode kv" "$TRASH/sim.log" &&
 	gp-probe --fleet fleet.json --arm kv --keys 8 $B >probe.ndjson 2>err &&
-	probe probe.ndjson | jq -e ".mode_confirmed and .engaged"
+	probe_rec probe.ndjson | jq -e ".mode_confirmed and .engaged"
 '
 
 test_expect_success 'kv_events_down: the dual proof on the probe snapshots fails, naming the counter' '
@@ -74,35 +73,35 @@ test_expect_success 'kv_events_down: the dual proof on the probe snapshots fails
 '
 kill "$SIM_PID"; wait "$SIM_PID" 2>/dev/null
 
-start_router kv --router-fault fallback || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router kv --router-fault fallback || fail_all "gp-sim --router did not start"
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 
 test_expect_code 1 'fallback at start: the router says so, and the probe mode check fails before any burst' '
 	grep -q "falling back to round robin" "$TRASH/sim.log" && grep -q "policy kv, mode rr" "$TRASH/sim.log" &&
 	gp-probe --fleet fleet.json --arm kv $B >out 2>err; rc=$?;
-	probe out | jq -e "(.mode_confirmed | not) and .requests == 0" && exit $rc
+	probe_rec out | jq -e "(.mode_confirmed | not) and .requests == 0" && exit $rc
 '
 kill "$SIM_PID"; wait "$SIM_PID" 2>/dev/null
 
-start_router bounded || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router bounded || fail_all "gp-sim --router did not start"
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 # At 16 in flight the bound is ceil(1.25 × 16 / 4) = 5 per engine (at 8 the
 # ceiling alone would allow 3, 3, 2, 0: peak-to-mean 1.5).
 test_expect_success 'the router in bounded loads spreads one hot key' '
 	gp-probe --fleet fleet.json --arm bounded $B --concurrency 16 --requests 64 >out 2>err &&
-	probe out | jq -e ".engaged and .concentration <= 1.5 and (.served | length) >= 3"
+	probe_rec out | jq -e ".engaged and .concentration <= 1.5 and (.served | length) >= 3"
 '
 
 test_expect_code 130 'SIGINT stops the burst: the records are finished, exit 130' '
 	gp-probe --fleet fleet.json --arm bounded --requests 100000 --max-tokens 16 >out 2>err &
 	pid=$! && sleep 1 && kill -INT $pid; wait $pid; rc=$?;
-	probe out | jq -e ".requests > 0 and .requests < 100000 and .failed == 0" &&
+	probe_rec out | jq -e ".requests > 0 and .requests < 100000 and .failed == 0" &&
 	test "$(jq -s "map(select(.type==\"metrics\" and .phase==\"after\")) | length" out)" = 5 &&
 	exit $rc
 '
 kill "$SIM_PID"; wait "$SIM_PID" 2>/dev/null
 
-start_router kv --truth "$TRASH/truth.ndjson" || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router kv --truth "$TRASH/truth.ndjson" || fail_all "gp-sim --router did not start"
 test_expect_success 'SIGTERM closes the streams that came through the router too (truth: shutdown)' '
 	curl -s -N -H "Content-Type: application/json" \
 		-d "{\"model\":\"gp-sim\",\"stream\":true,\"max_tokens\":2000,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}" \

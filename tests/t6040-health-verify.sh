@@ -7,8 +7,8 @@
 command -v haproxy >/dev/null || skip_all "haproxy not installed (share/packages)"
 cd "$TRASH" || exit 1
 
-start_fleet || { echo "Bail out! gp-sim did not start"; exit 1; }
-start_haproxy rr || { echo "Bail out! haproxy did not start"; exit 1; }
+start_fleet || fail_all "gp-sim did not start"
+start_haproxy rr || fail_all "haproxy did not start"
 fleet_from "$GP_TOP/examples/haproxy/fleet.json" >fleet.json
 gp-trace synth --requests 10 --rate-rps 10 --output-tokens 4 --seed 1 >trace
 runs() { jq -c "select(.type==\"validity\") | .runs[] | [.verdict, .not_checked]" "$1"; }

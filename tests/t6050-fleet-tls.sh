@@ -13,7 +13,7 @@ for t in health probe calibrate sim; do
 	test -x "$GP_BIN/gp-$t" || skip_all "gp-$t not built"
 done
 
-make_tls_ca || { echo "Bail out! openssl"; exit 1; }
+make_tls_ca || fail_all "openssl"
 
 start_sim --model m --decode-ms 20 || exit 1
 VP=$(free_port_range 2) || exit 1

@@ -14,7 +14,7 @@ done
 command -v jq >/dev/null || skip_all "jq missing"
 command -v gnuplot >/dev/null || skip_all "gnuplot missing"
 
-start_router chash || { echo "Bail out! gp-sim --router did not start"; exit 1; }
+start_router chash || fail_all "gp-sim --router did not start"
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
 
 gp-health --fleet fleet.json --arm chash >health.ndjson 2>/dev/null

@@ -20,7 +20,7 @@ awk 'BEGIN { for (i = 0; i < 3; i++)
 	printf "{\"type\":\"trace\",\"id\":\"q%d\",\"t_s\":%.3f,\"input_tokens\":20,\"output_tokens\":4}\n", i, i * 0.01 }' >trace.ndjson
 openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
 	-subj /CN=localhost -addext "subjectAltName=IP:127.0.0.1" >/dev/null 2>&1 ||
-	{ echo "Bail out! openssl req failed"; exit 1; }
+	fail_all "openssl req failed"
 
 # fleet ORIGIN: a fleet of one backend at ORIGIN that is also the VIP
 # (fleet.json), and the same with the VIP elsewhere (cal.json: gp-calibrate
@@ -102,14 +102,14 @@ calibrate() {
 
 # ---- the slow cells first, in the background: gp-calibrate waits 30 s for
 # its endpoint check, so these three overlap the rest of the file ----
-start_sim --model m --decode-ms 2 --fault stall=1 || { echo "Bail out! gp-sim"; exit 1; }
+start_sim --model m --decode-ms 2 --fault stall=1 || fail_all "gp-sim"
 PORT_stall=$SIM_PORT SIM_PID=
 for m in silent trickle stall; do
 	if [ $m != stall ]; then
 		P=$(free_port_range 1)
 		/usr/bin/python3 "$BAD" $m "$P" >/dev/null 2>>bad.log &
 		cleanup_pid $!
-		wait_port "$P" || { echo "Bail out! badserver $m did not start"; exit 1; }
+		wait_port "$P" || fail_all "badserver $m did not start"
 		eval "PORT_$m=$P"
 	fi
 	eval "P=\$PORT_$m"
@@ -123,7 +123,7 @@ for spec in reset:reset drop_done:truncated bad_frame:invalid_framing \
 	    bad_chunk:invalid_framing http500:http_status http429:http_status stall:hang; do
 	f=${spec%%:*} c=${spec#*:}
 	[ -n "${SIM_PID:-}" ] && { kill $SIM_PID; wait $SIM_PID 2>/dev/null; }
-	start_sim --model m --decode-ms 2 --fault "$f=1" || { echo "Bail out! gp-sim"; exit 1; }
+	start_sim --model m --decode-ms 2 --fault "$f=1" || fail_all "gp-sim"
 	URL=http://127.0.0.1:$SIM_PORT
 	fleet "$URL"
 	test_expect_success "$f: gp-replay -> $c, 3 records, trailer adds up, exit 1" \
@@ -140,7 +140,7 @@ done
 kill $SIM_PID; wait $SIM_PID 2>/dev/null
 start_sim --model m --decode-ms 2 --fault reset=0.2 --fault drop_done=0.1 \
 	--fault bad_frame=0.1 --fault http500=0.1 --fault http429=0.1 --seed 3 ||
-	{ echo "Bail out! gp-sim"; exit 1; }
+	fail_all "gp-sim"
 test_expect_success 'faults in a sweep: gp-calibrate counts every request once' '
 	jq ".backends[0].url = \"http://127.0.0.1:$SIM_PORT\" |
 	    .backends[0].metrics_url = \"http://127.0.0.1:$SIM_PORT/metrics\"" cal.json >cal2.json &&
@@ -174,7 +174,7 @@ done
 P=$(free_port_range 1)
 /usr/bin/python3 "$BAD" tls "$P" cert.pem key.pem >/dev/null 2>>bad.log &
 cleanup_pid $!
-wait_port "$P" || { echo "Bail out! badserver tls did not start"; exit 1; }
+wait_port "$P" || fail_all "badserver tls did not start"
 URL=https://127.0.0.1:$P
 fleet "$URL"
 test_expect_success 'tls: gp-replay -> exit 69 before any send, naming --cacert' '
@@ -211,7 +211,7 @@ done
 P=$(free_port_range 1)
 /usr/bin/python3 "$BAD" big "$P" >/dev/null 2>>bad.log &
 cleanup_pid $!
-wait_port "$P" || { echo "Bail out! badserver big did not start"; exit 1; }
+wait_port "$P" || fail_all "badserver big did not start"
 URL=http://127.0.0.1:$P
 fleet "$URL"
 test_expect_success 'big event: gp-replay -> invalid_framing (over --max-event-bytes), exit 1' '
@@ -277,7 +277,7 @@ test_expect_success 'nofile: ulimit -n 64, 300 streams: gp-replay -> client_limi
 
 # ---- a backend killed in the middle of a run ----
 [ -n "${SIM_PID:-}" ] && { kill $SIM_PID; wait $SIM_PID 2>/dev/null; }
-start_sim --model m --decode-ms 2 || { echo "Bail out! gp-sim"; exit 1; }
+start_sim --model m --decode-ms 2 || fail_all "gp-sim"
 awk 'BEGIN { for (i = 0; i < 40; i++)
 	printf "{\"type\":\"trace\",\"id\":\"k%d\",\"t_s\":%.3f,\"input_tokens\":20,\"output_tokens\":4}\n", i, i * 0.05 }' >long.ndjson
 test_expect_success 'backend killed mid-run: gp-replay records all 40, the rest connect, exit 0' '
@@ -293,8 +293,8 @@ test_expect_success 'backend killed mid-run: gp-replay records all 40, the rest 
 # ---- the gateway (HAProxy) restarted in the middle of a run ----
 if command -v haproxy >/dev/null; then
 	. "$GP_TOP/tests/gateway.sh"
-	start_fleet --decode-ms 2 || { echo "Bail out! gp-sim"; exit 1; }
-	start_haproxy rr || { echo "Bail out! haproxy"; exit 1; }
+	start_fleet --decode-ms 2 || fail_all "gp-sim"
+	start_haproxy rr || fail_all "haproxy"
 	test_expect_success 'gateway restarted mid-run: gp-replay records all 40, exit 0' '
 		gp-replay --url http://127.0.0.1:$GP_VIP_PORT --model gp-sim --deadline-s 1.5 long.ndjson >gw 2>gw.err &
 		rp=$!
@@ -358,7 +358,7 @@ CALARGS="--role decode --warmup-s 0 --hold-s 0.4 --hold-requests 1 --max-steps 8
 PROBEARGS="--requests 40 --concurrency 4 --max-tokens 8 --interval-ms 50 --timeout-s 3"
 
 kill $SIM_PID; wait $SIM_PID 2>/dev/null
-start_sim --model m --decode-ms 300 || { echo "Bail out! gp-sim"; exit 1; }
+start_sim --model m --decode-ms 300 || fail_all "gp-sim"
 fleet http://127.0.0.1:$SIM_PORT
 test_expect_success 'backend killed mid-check: gp-health -> vip_chat reset, the rest counted, exit 1' '
 	gp-health --fleet fleet.json --timeout-s 5 >h-killed 2>he-killed &
@@ -369,7 +369,7 @@ test_expect_success 'backend killed mid-check: gp-health -> vip_chat reset, the 
 	jq -s -e "(map(select(.check == \"vip_chat\"))[0] | .ok == false and .error == \"reset\") and
 		(map(select(.check != \"vip_chat\" and .type == \"health\")) | length == 2 and all(.[]; .ok))" h-killed >/dev/null
 '
-start_sim --model m --decode-ms 20 || { echo "Bail out! gp-sim"; exit 1; }
+start_sim --model m --decode-ms 20 || fail_all "gp-sim"
 fleet http://127.0.0.1:$SIM_PORT
 test_expect_success 'backend killed mid-burst: gp-probe counts all 40 once, voided, exit 1' '
 	gp-probe --fleet fleet.json --arm rr $PROBEARGS >p-killed 2>pe-killed &
@@ -379,7 +379,7 @@ test_expect_success 'backend killed mid-burst: gp-probe counts all 40 once, void
 	test $rc = 1 && probe_adds_up p-killed 40 && grep -q "not engaged: .* requests failed" pe-killed &&
 	jq -s -e "map(select(.type == \"metrics\" and .phase == \"after\"))[0].error != null" p-killed >/dev/null
 '
-start_sim --model m --decode-ms 2 || { echo "Bail out! gp-sim"; exit 1; }
+start_sim --model m --decode-ms 2 || fail_all "gp-sim"
 jq ".backends[0].url = \"http://127.0.0.1:$SIM_PORT\" |
     .backends[0].metrics_url = \"http://127.0.0.1:$SIM_PORT/metrics\"" cal.json >cal3.json
 test_expect_success 'backend killed mid-sweep: gp-calibrate stops at the dead step, all counted, exit 69' '
@@ -391,9 +391,9 @@ test_expect_success 'backend killed mid-sweep: gp-calibrate stops at the dead st
 '
 
 if command -v haproxy >/dev/null; then
-	start_fleet --decode-ms 300 || { echo "Bail out! gp-sim"; exit 1; }
+	start_fleet --decode-ms 300 || fail_all "gp-sim"
 	fleet_from "$GP_TOP/examples/haproxy/fleet.json" >gwfleet.json
-	start_haproxy rr || { echo "Bail out! haproxy"; exit 1; }
+	start_haproxy rr || fail_all "haproxy"
 	B4="$SIM_PORT $((SIM_PORT + 1)) $((SIM_PORT + 2)) $((SIM_PORT + 3))"
 	test_expect_success 'gateway restarted mid-check: gp-health -> vip_chat reset, backends ok, exit 1; ready after' '
 		gp-health --fleet gwfleet.json --timeout-s 5 >h-gw 2>he-gw &
@@ -408,9 +408,9 @@ if command -v haproxy >/dev/null; then
 		test $rc2 = 0
 	'
 	kill $SIM_PID; wait $SIM_PID 2>/dev/null
-	start_fleet --decode-ms 20 || { echo "Bail out! gp-sim"; exit 1; }
+	start_fleet --decode-ms 20 || fail_all "gp-sim"
 	fleet_from "$GP_TOP/examples/haproxy/fleet.json" >gwfleet.json
-	start_haproxy rr || { echo "Bail out! haproxy"; exit 1; }
+	start_haproxy rr || fail_all "haproxy"
 	B4="$SIM_PORT $((SIM_PORT + 1)) $((SIM_PORT + 2)) $((SIM_PORT + 3))"
 	test_expect_success 'gateway restarted mid-burst: gp-probe counts all 40 once, voided, exit 1' '
 		gp-probe --fleet gwfleet.json --arm rr $PROBEARGS >p-gw 2>pe-gw &
@@ -423,7 +423,7 @@ if command -v haproxy >/dev/null; then
 	# gp-calibrate refuses a gateway: here HAProxy is a plain proxy in front
 	# of one backend (no backend header), as a sidecar or a service would be.
 	kill $SIM_PID; wait $SIM_PID 2>/dev/null
-	start_sim --model m --decode-ms 2 || { echo "Bail out! gp-sim"; exit 1; }
+	start_sim --model m --decode-ms 2 || fail_all "gp-sim"
 	XP=$(free_port_range 1)
 	printf "defaults\n    mode http\n    timeout connect 2s\n    timeout client 30s\n    timeout server 30s\nfrontend f\n    bind 127.0.0.1:$XP\n    default_backend b\nbackend b\n    server s1 127.0.0.1:$SIM_PORT\n" >proxy.cfg
 	proxy() { haproxy -db -f proxy.cfg >>proxy.log 2>&1 & GW_PID=$!; GP_VIP_PORT=$XP; wait_port $XP; }

@@ -126,10 +126,10 @@ if test -x /usr/bin/python3; then
 	PP=$(free_port_range 1)
 	/usr/bin/python3 "$GP_TOP/tests/fixtures/badserver.py" prom "$PP" >/dev/null 2>>bad.log &
 	cleanup_pid $!
-	wait_port "$PP" || { echo "Bail out! badserver prom did not start"; exit 1; }
+	wait_port "$PP" || fail_all "badserver prom did not start"
 	U=http://127.0.0.1:$PP
 	# gp-probe's VIP: gp-sim, slow enough that the burst spans some samples
-	start_sim --model m --decode-ms 25 || { echo "Bail out! gp-sim"; exit 1; }
+	start_sim --model m --decode-ms 25 || fail_all "gp-sim"
 	V=http://127.0.0.1:$SIM_PORT
 	echo "$G" >one.ndjson
 	# kind|reason (ERE), as every tool says it after the URL

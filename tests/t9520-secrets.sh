@@ -17,7 +17,7 @@ printf '%s\n' "$KEY" >key.txt
 P=$(free_port_range 1)
 /usr/bin/python3 "$GP_TOP/tests/fixtures/badserver.py" echo "$P" "$TRASH/echo.log" >/dev/null 2>>bad.log &
 cleanup_pid $!
-wait_port "$P" || { echo "Bail out! echo server did not start"; exit 1; }
+wait_port "$P" || fail_all "echo server did not start"
 URL=http://127.0.0.1:$P
 cat >fleet.json <<EOT
 {"model":"m","context_length":4096,"vips":[{"name":"vip","url":"$URL"}],

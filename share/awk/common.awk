@@ -13,7 +13,7 @@ function report(check, status, detail) { print check, status, detail }
 
 # The key of a run and of an (arm, rate) cell.  SUBSEP cannot occur in TSV.
 function runkey(arm, rate, rep) { return arm SUBSEP rate SUBSEP rep }
-# A run_end may be keyed by run alone (DESIGN.md section 3): its arm, rate and
+# A run_end may be keyed by run alone (doc/records.md): its arm, rate and
 # rep come from the run header (H) or the requests (Q) of that run, gathered in
 # pass 1 below.  E lines: $2 arm, $3 rate, $4 rep, $5 run.
 pass == 1 && ($1 == "H" || $1 == "Q") && $5 != "" && $2 != "" && !($5 in idkey) { idkey[$5] = runkey($2, $3, $4) }

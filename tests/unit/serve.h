@@ -10,6 +10,9 @@
  *   int port = serve_start("HTTP/1.1 200 OK\r\n...", 1, &pid);
  *   ... requests to http://127.0.0.1:<port> ...
  *   serve_stop(pid);
+ *
+ * serve_stop_later: a stop() for the waits that poll one (gp_http_fetch_stop,
+ * a stream's cfg.stop): true once gp_now_ns() reaches serve_stop_at.
  */
 #ifndef GP_SERVE_H
 #define GP_SERVE_H
@@ -23,6 +26,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "base/clock.h"
 
 /* The port it listens on, or -1. */
 static inline int serve_start(const char *response, int n, pid_t *pid)
@@ -81,6 +86,13 @@ static inline int serve_silent(int *fd)
 	    getsockname(*fd, (struct sockaddr *)&a, &al))
 		return -1;
 	return ntohs(a.sin_port);
+}
+
+static int64_t serve_stop_at;
+
+static inline int serve_stop_later(void)
+{
+	return gp_now_ns() >= serve_stop_at;
 }
 
 static inline void serve_stop(pid_t pid)

@@ -41,7 +41,7 @@ int main(void)
 	const struct gp_fleet_arm *a;
 	char err[256];
 
-	ok(parse(&f, full, err, sizeof(err)) == 0, "the DESIGN §6 example parses (%s)", err);
+	ok(parse(&f, full, err, sizeof(err)) == 0, "a fleet with every field parses (%s)", err);
 	is_str(f.model, "m", "model");
 	is_int(f.context_length, 8192, "context_length");
 	is_int(f.n_vips, 1, "one vip");

@@ -8,6 +8,7 @@
 
 #include "tap.h"
 #include "method/pace.h"
+#include "stats/stats.h"
 
 static void test_asis_rescale(void)
 {
@@ -43,13 +44,6 @@ static void test_asis_rescale(void)
 	is_dbl(gp_pace_trace_rps(5, 3, 3), 0, 0, "zero span: rate undefined (0)");
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void test_poisson(void)
 {
 	enum { N = 100000 };
@@ -75,7 +69,7 @@ static void test_poisson(void)
 	ok(fabs(sd / mean - 1) < 0.02, "gap CV %.4f within 2%% of 1 (exponential)", sd / mean);
 	/* Kolmogorov-Smirnov against Exp(rate): D < 1.36/sqrt(N) is the 5 %
 	 * critical value (Massey 1951, large-N approximation). */
-	qsort(gap, N, sizeof(*gap), cmp_dbl);
+	gp_sort_doubles(gap, N);
 	for (i = 0; i < N; i++) {
 		double f = 1 - exp(-rate * gap[i]);
 		double a = fabs(f - (double)i / N), b = fabs((double)(i + 1) / N - f);
@@ -197,7 +191,7 @@ static void test_hist(void)
 		v[i] = floor(100 * pow(10, 6 * (double)(s >> 11) / 9007199254740992.0));
 		gp_hist_add(h, (int64_t)v[i]);
 	}
-	qsort(v, N, sizeof(*v), cmp_dbl);
+	gp_sort_doubles(v, N);
 	for (i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		double want = q7(v, N, qs[i]), got = gp_hist_quantile(h, qs[i]);
 

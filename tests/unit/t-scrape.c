@@ -13,13 +13,6 @@
 #include "serve.h"
 #include "tap.h"
 
-static int64_t stop_at;
-
-static int stop_later(void)
-{
-	return gp_now_ns() >= stop_at;
-}
-
 /* gp_http_fetch_stop: a scrape of a silent peer ends once stop says so,
  * long before its timeout, as a failed scrape. */
 static void fetch_stopped(void)
@@ -33,8 +26,8 @@ static void fetch_stopped(void)
 	json_t *f;
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
-	gp_http_fetch_stop(stop_later);
-	stop_at = t0 + 200000000;
+	gp_http_fetch_stop(serve_stop_later);
+	serve_stop_at = t0 + 200000000;
 	is_int(gp_http_fetch(url, NULL, 10000, 1 << 20, &body, &len, &status, err, sizeof(err), &k), -1,
 	       "a GET of a silent peer, stopped");
 	is_int(k, GP_HTTP_EABORT, "its class: aborted (%s)", err);

@@ -314,30 +314,23 @@ static void chat_burst(void)
 	   seen.done[0], seen.done[1], seen.done[2]);
 }
 
-static int64_t stop_at;
-
-static int stop_later(void)
-{
-	return gp_now_ns() >= stop_at;
-}
-
 /* cfg.stop: a request that waits on a silent peer is cancelled once stop
  * says so, long before its timeout. */
 static void chat_stopped(void)
 {
 	char url[64];
 	int fd, port = serve_silent(&fd);
-	struct gp_stream_chat_cfg cfg = { url, NULL, NULL, NULL, 10000, NULL, stop_later };
+	struct gp_stream_chat_cfg cfg = { url, NULL, NULL, NULL, 10000, NULL, serve_stop_later };
 	struct gp_stream_chat_res r;
 	int64_t t0 = gp_now_ns();
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
-	stop_at = t0 + MS(200);
+	serve_stop_at = t0 + MS(200);
 	is_int(gp_stream_chat_once(&cfg, "{}", 2, NULL, 0, &r), 0, "a request to a silent peer, stopped");
 	is_str(r.error, "cancelled", "its class: cancelled");
 	ok(gp_now_ns() - t0 < MS(3000), "it ends soon after the stop (%.3f s), not at the 10 s timeout",
 	   gp_ns_to_s(gp_now_ns() - t0));
-	stop_at = 0;
+	serve_stop_at = 0;
 	is_int(gp_stream_chat_once(&cfg, "{}", 2, NULL, 0, &r), 0, "stop already set");
 	is_str(r.error, "cancelled", "cancelled at once");
 	close(fd);

@@ -271,7 +271,7 @@ static void test_parse(void)
 			       "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"extra\":1}", 0, NULL);
 
 	gp_trace_init(&r);
-	is_int(gp_trace_parse(&r, o, err, sizeof(err)), 0, "parse the DESIGN example");
+	is_int(gp_trace_parse(&r, o, err, sizeof(err)), 0, "parse the doc/records.md example");
 	is_str(r.id, "r17", "id");
 	is_dbl(r.t_s, 1.25, 0, "t_s");
 	is_int(r.input_tokens, 812, "input_tokens");

@@ -49,10 +49,13 @@ static size_t judge_h(const struct gp_run_evidence *e, struct gp_health_check *h
 		      int strict)
 {
 	struct gp_health_round *r;
-	size_t nr = gp_validity_rounds(h, n, &r);
+	size_t nr;
 
+	if (gp_validity_rounds(h, n, &r, &nr))
+		abort();
 	gp_run_verdict_release(&V);
-	gp_validity_judge(e, h, n, r, nr, strict, &V);
+	if (gp_validity_judge(e, h, n, r, nr, strict, &V))
+		abort();
 	free(r);
 	return json_array_size(V.reasons);
 }
@@ -324,15 +327,17 @@ static void test_rounds(void)
 		{ S(9), 4, GP_HEALTH_OTHER, 1, NULL, "" },
 	};
 	struct gp_health_round *r;
-	size_t n = gp_validity_rounds(h, 5, &r);
+	size_t n = 0;
 
+	is_int(gp_validity_rounds(h, 5, &r, &n), 0, "rounds: returns 0");
 	is_int(n, 3, "two summaries and a trailing check: three rounds");
 	ok(n == 3 && r[0].start == S(1) && r[0].end == S(2), "round 1 is 1..2 (sorted by time)");
 	ok(n == 3 && r[1].start == S(5) && r[1].end == S(5) && h[3].order == 3,
 	   "round 2 is 5..5: ties keep input order, the summary after the check");
 	ok(n == 3 && r[2].start == S(9) && r[2].end == S(9), "round 3 has no summary");
 	free(r);
-	is_int(gp_validity_rounds(h, 0, &r), 0, "no checks: no rounds");
+	is_int(gp_validity_rounds(h, 0, &r, &n), 0, "no checks: returns 0");
+	is_int(n, 0, "no checks: no rounds");
 	ok(r == NULL, "and NULL");
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* buf — growable byte buffer and the JSON-string escaper (see buf.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,22 @@ int gp_buf_add(struct gp_buf *b, const char *s, size_t n)
 	b->len += n;
 	b->p[b->len] = '\0';
 	return 0;
+}
+
+int gp_buf_read(struct gp_buf *b, FILE *f)
+{
+	size_t n;
+
+	do {
+		if (gp_buf_reserve(b, 8192)) {
+			errno = ENOMEM;
+			return -1;
+		}
+		n = fread(b->p + b->len, 1, b->cap - b->len - 1, f);
+		b->len += n;
+		b->p[b->len] = '\0';
+	} while (n > 0);
+	return ferror(f) ? -1 : 0;
 }
 
 int gp_buf_vfmt(struct gp_buf *b, const char *fmt, va_list ap)
@@ -262,4 +279,22 @@ int gp_buf_jstr(struct gp_buf *b, const char *s, size_t n)
 	b->p[b->len++] = '"';
 	b->p[b->len] = '\0';
 	return 0;
+}
+
+char *gp_vstrfmt(const char *fmt, va_list ap)
+{
+	char *s;
+
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
+char *gp_strfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = gp_vstrfmt(fmt, ap);
+	va_end(ap);
+	return s;
 }

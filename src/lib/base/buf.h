@@ -29,6 +29,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct gp_buf {
 	char *p;
@@ -40,9 +41,16 @@ void gp_buf_release(struct gp_buf *b);
 int gp_buf_reserve(struct gp_buf *b, size_t n);
 /* Append s[0..n) (raw).  0 or -1. */
 int gp_buf_add(struct gp_buf *b, const char *s, size_t n);
+/* Append the rest of f, to its end.  0, or -1: a read error (ferror(f) is
+ * set, errno says why) or out of memory (errno ENOMEM); what was read stays. */
+int gp_buf_read(struct gp_buf *b, FILE *f);
 /* Append printf-formatted text.  0 or -1 (also for an encoding error). */
 int gp_buf_vfmt(struct gp_buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* A printf-formatted string in its own allocation (the caller frees), or
+ * NULL when memory ran out: the library's asprintf (tools: gp_xasprintf). */
+char *gp_strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *gp_vstrfmt(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* Append s[0..n) as a quoted JSON string.  0 or -1. */
 int gp_buf_jstr(struct gp_buf *b, const char *s, size_t n);
 

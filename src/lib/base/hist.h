@@ -2,7 +2,7 @@
 /*
  * hist — the one histogram of latencies and lateness: constant memory for
  * any number of samples, quantiles by Hyndman–Fan type 7 (numpy's and R's
- * default, DESIGN.md §5).  Used by gp-replay and gp-calibrate (lateness,
+ * default; doc/design.md).  Used by gp-replay and gp-calibrate (lateness,
  * summaries) and gp-sim (pacing lag).  Plain data: {0} or gp_hist_init is
  * empty; nothing is allocated.
  *

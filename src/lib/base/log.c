@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/buf.h"
 
 static const char *progname = "gp";
 
@@ -159,12 +160,11 @@ char *gp_xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = gp_vstrfmt(fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (!s)
 		gp_die_nomem();
 	return s;
 }

@@ -13,7 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-/* Exit status, the same in every tool and man page (DESIGN.md §5). */
+/* Exit status, the same in every tool and man page (doc/conventions.md). */
 enum {
 	GP_EXIT_OK = 0,		/* success, gate passed */
 	GP_EXIT_NEGATIVE = 1,	/* gate or verdict negative */

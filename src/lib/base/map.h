@@ -25,7 +25,9 @@
  * chunks, entries (with a key's first 8 bytes, so short keys compare there)
  * in one array in insertion order.  Memory comes from vec.h and log.h's gp_x*
  * allocators: running out (or past 2^31 keys) is "out of memory", exit 70,
- * never a NULL.  Pointers from gp_map_key() are borrowed until gp_map_free.
+ * never a NULL.  So, like them, map is for tool code (and cli): no library
+ * module uses it (`make check-layers` refuses one that does).  Pointers from
+ * gp_map_key() are borrowed until gp_map_free.
  */
 #ifndef GP_MAP_H
 #define GP_MAP_H

@@ -41,3 +41,16 @@ volatile sig_atomic_t *gp_sig_flag(void)
 {
 	return &stop_signo;
 }
+
+int gp_sig_stop_unlink(const char *a, const char *b)
+{
+	int sig = gp_sig_stop();
+
+	if (!sig)
+		return 0;
+	if (a)
+		unlink(a);
+	if (b)
+		unlink(b);
+	return sig;
+}

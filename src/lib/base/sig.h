@@ -17,6 +17,10 @@ int gp_sig_stop(void);
 /* The exit status of a tool that would end with code: 128+signo when a
  * signal asked it to stop (the shell's convention), else code. */
 int gp_sig_status(int code);
+/* When a signal asked us to stop: remove the files a and b (either may be
+ * NULL), the ones being written, so that no half file is left under a name
+ * a reader takes for whole, and return the signal number.  Else 0. */
+int gp_sig_stop_unlink(const char *a, const char *b);
 /* Address of the flag, for event loops that poll it. */
 volatile sig_atomic_t *gp_sig_flag(void);
 

@@ -14,6 +14,7 @@
 #define GP_VEC_H
 
 #include <stddef.h>
+#include <string.h>
 
 /* p reallocated to hold at least need elements of size bytes; *cap updated. */
 void *gp_grow(void *p, size_t *cap, size_t need, size_t size, size_t min);
@@ -23,6 +24,14 @@ void *gp_xgrow(void *p, size_t *cap, size_t need, size_t size, size_t min);
 #define GP_XGROW(p, n, cap, min) do { \
 	if ((n) >= (cap)) \
 		(p) = gp_xgrow((p), &(cap), (size_t)(n) + 1, sizeof(*(p)), (min)); \
+} while (0)
+
+/* The same, the new tail (from the old capacity on) zeroed. */
+#define GP_XGROW0(p, n, cap, min) do { \
+	size_t was_ = (cap); \
+	GP_XGROW((p), (n), (cap), (min)); \
+	if ((cap) > was_) \
+		memset((p) + was_, 0, ((cap) - was_) * sizeof(*(p))); \
 } while (0)
 
 #endif

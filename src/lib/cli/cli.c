@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "base/log.h"
+#include "io/json.h"
 #include "io/ndjson.h"
 #include "base/sig.h"
 
@@ -152,4 +153,85 @@ void gp_input_failed(struct gp_input *in, int err)
 	gp_die_at(GP_EXIT_DATAERR, gp_input_name(in),
 		  err == GP_NDJSON_EOPEN ? 0 : gp_input_line(in), "%s",
 		  gp_input_strerror(in, err));
+}
+
+/* ---- required record fields (io/json.h accessors, dying) ---- */
+
+static void bad_field(const char *file, unsigned long line, const char *key, int err,
+		      const char *want)
+{
+	if (err == GP_JSON_MISSING)
+		gp_die_at(GP_EXIT_DATAERR, file, line, "field '%s' is missing", key);
+	gp_die_at(GP_EXIT_DATAERR, file, line, "field '%s' is not %s", key, want);
+}
+
+double gp_need_num(const json_t *o, const char *key, const char *file, unsigned long line)
+{
+	double v = 0;
+	int e = gp_json_num(o, key, &v);
+
+	if (e)
+		bad_field(file, line, key, e, "a number");
+	return v;
+}
+
+long long gp_need_int(const json_t *o, const char *key, const char *file, unsigned long line)
+{
+	long long v = 0;
+	int e = gp_json_int(o, key, &v);
+
+	if (e)
+		bad_field(file, line, key, e, "an integer");
+	return v;
+}
+
+const char *gp_need_str(const json_t *o, const char *key, const char *file, unsigned long line)
+{
+	const char *v = NULL;
+	int e = gp_json_str(o, key, &v);
+
+	if (e)
+		bad_field(file, line, key, e, "a string");
+	return v;
+}
+
+static int may(int e, const char *key, const char *file, unsigned long line, const char *want)
+{
+	if (e == GP_JSON_TYPE)
+		gp_die_at(GP_EXIT_DATAERR, file, line, "field '%s' is not %s", key, want);
+	return e == 0;
+}
+
+int gp_may_num(const json_t *o, const char *key, const char *file, unsigned long line, double *out)
+{
+	return may(gp_json_num(o, key, out), key, file, line, "a number");
+}
+
+int gp_may_int(const json_t *o, const char *key, const char *file, unsigned long line,
+	       long long *out)
+{
+	return may(gp_json_int(o, key, out), key, file, line, "an integer");
+}
+
+int gp_may_str(const json_t *o, const char *key, const char *file, unsigned long line,
+	       const char **out)
+{
+	return may(gp_json_str(o, key, out), key, file, line, "a string");
+}
+
+/* ---- --self-check's TAP ---- */
+
+void gp_tap(void *ctx, int ok, const char *name, double got, double want)
+{
+	struct gp_tap *t = ctx;
+
+	printf("%sok %d - %s\n", ok ? "" : "not ", ++t->n, name);
+	if (!ok && !isnan(want))
+		printf("#   got %.17g, want %.17g\n", got, want);
+	t->failed += !ok;
+}
+
+void gp_tap_plan(const struct gp_tap *t)
+{
+	printf("1..%d\n", t->n);
 }

@@ -74,4 +74,31 @@ void gp_input_failed(struct gp_input *in, int err) __attribute__((noreturn));
  * gp_input_parse_object is the form that returns the error). */
 json_t *gp_input_need_object(struct gp_input *in, const char *line, size_t len);
 
+/* An optional field of a record read at file:line: 1 present (*out set),
+ * 0 absent or null; present with another type exits 65 ("is not a number",
+ * "is not an integer", "is not a string"). */
+int gp_may_num(const json_t *o, const char *key, const char *file, unsigned long line, double *out);
+int gp_may_int(const json_t *o, const char *key, const char *file, unsigned long line,
+	       long long *out);
+int gp_may_str(const json_t *o, const char *key, const char *file, unsigned long line,
+	       const char **out);
+
+/*
+ * --self-check's TAP on stdout: gp_tap has the shape of statcheck.h's
+ * reporter (ctx a struct gp_tap, counting); "#   got G, want W" follows a
+ * failed numeric check.  gp_tap_plan prints the plan "1..N" at the end.
+ */
+struct gp_tap {
+	int n, failed;
+};
+void gp_tap(void *ctx, int ok, const char *name, double got, double want);
+void gp_tap_plan(const struct gp_tap *t);
+
+/* A required field of a record read at file:line (io/json.h's accessors):
+ * missing or mistyped exits 65 with "prog: file:line: field 'k' is missing"
+ * (or "is not a number", "is not an integer", "is not a string"). */
+double gp_need_num(const json_t *o, const char *key, const char *file, unsigned long line);
+long long gp_need_int(const json_t *o, const char *key, const char *file, unsigned long line);
+const char *gp_need_str(const json_t *o, const char *key, const char *file, unsigned long line);
+
 #endif

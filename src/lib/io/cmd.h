@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd — run a fleet file's shell command (an arm's mode_cmd or up_cmd,
- * DESIGN.md §6) with /bin/sh -c, bounded in time and output, and match its
+ * doc/records.md, "The fleet file") with /bin/sh -c, bounded in time and output, and match its
  * output against a POSIX extended regular expression.
  *
  * gp_cmd_run: the command's stdout (stderr is discarded; stdin is /dev/null)

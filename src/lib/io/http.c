@@ -12,6 +12,7 @@
 
 #include "io/http.h"
 #include "base/clock.h"
+#include "base/vec.h"
 #include "base/banned.h"
 
 struct gp_http {
@@ -456,20 +457,35 @@ static enum gp_http_err code_class(CURLcode rc)
 }
 
 /*
- * An engine transfer's class.  libcurl 7.88 reports a broken chunked
- * encoding as CURLE_RECV_ERROR with "… in chunked-encoding" in the error
- * buffer and no OS errno, while a reset connection carries ECONNRESET; a
- * clean close in the middle of a chunked body is CURLE_PARTIAL_FILE.  A
- * connection lost before the request was written is a connect failure.
+ * A finished transfer's class, for the engine's and the blocking GETs
+ * alike.  libcurl 7.88 reports a broken chunked encoding as
+ * CURLE_RECV_ERROR with "… in chunked-encoding" in the error buffer and no
+ * OS errno, while a reset connection carries ECONNRESET; a clean close in
+ * the middle of a chunked body is CURLE_PARTIAL_FILE.
  */
-static enum gp_http_err classify(CURLcode rc, const struct gp_http_xfer *x)
+static enum gp_http_err easy_class(CURLcode rc, CURL *easy, const char *errbuf)
 {
-	enum gp_http_err k = code_class(rc);
 	long os_errno = 0;
 
+	if (rc == CURLE_RECV_ERROR) {
+		curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os_errno);
+		if (!os_errno && strstr(errbuf, "chunk"))
+			return GP_HTTP_EFRAMING;
+	}
+	return code_class(rc);
+}
+
+/* An engine transfer's class: a connection lost before the request was
+ * written is a connect failure; a failure on the client's own limit
+ * (gp_http_client_limit) is client_limit, whatever libcurl called it. */
+static enum gp_http_err classify(CURLcode rc, const struct gp_http_xfer *x)
+{
+	enum gp_http_err k = easy_class(rc, x->easy, x->errbuf);
+	long os_errno = 0;
+
+	if (k == GP_HTTP_EFRAMING)
+		return k;
 	curl_easy_getinfo(x->easy, CURLINFO_OS_ERRNO, &os_errno);
-	if (rc == CURLE_RECV_ERROR && !os_errno && strstr(x->errbuf, "chunk"))
-		return GP_HTTP_EFRAMING;
 	if (!os_errno && x->h->sock_fails != x->sock_fails0)
 		os_errno = x->h->sock_errno;	/* a socket(2) failed meanwhile */
 	if (k == GP_HTTP_ERESET && !x->sent)
@@ -643,7 +659,7 @@ int gp_http_warm(struct gp_http *h, const char *url, int n, long timeout_ms)
 
 struct fetchbuf {
 	char *p;
-	size_t len, max;
+	size_t len, max, cap;
 	int over;		/* the body was longer than max */
 };
 
@@ -658,7 +674,7 @@ static size_t fetch_cb(char *buf, size_t size, size_t n, void *userp)
 		return 0;	/* CURLE_WRITE_ERROR: never a body cut short */
 	}
 	if (len) {
-		q = realloc(f->p, f->len + len + 1);
+		q = gp_grow(f->p, &f->cap, f->len + len + 1, 1, 4096);
 		if (!q)
 			return 0;
 		f->p = q;
@@ -689,7 +705,7 @@ static int fetch(const struct gp_http_tls *tls, const struct curl_slist *hdrs, c
 		 long timeout_ms, size_t max, char **body, size_t *len, long *status, char *err,
 		 size_t errlen, enum gp_http_err *kind)
 {
-	struct fetchbuf f = { NULL, 0, max, 0 };
+	struct fetchbuf f = { NULL, 0, max, 0, 0 };
 	char ebuf[CURL_ERROR_SIZE] = "";
 	CURL *e = curl_easy_init();
 	CURLcode rc;
@@ -722,7 +738,7 @@ static int fetch(const struct gp_http_tls *tls, const struct curl_slist *hdrs, c
 		else
 			seterr(err, errlen, ebuf[0] ? ebuf : curl_easy_strerror(rc));
 		*kind = f.over ? GP_HTTP_EOTHER : rc == CURLE_ABORTED_BY_CALLBACK ? GP_HTTP_EABORT :
-			code_class(rc);
+			easy_class(rc, e, ebuf);
 		curl_easy_cleanup(e);
 		free(f.p);
 		return -1;

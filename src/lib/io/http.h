@@ -58,7 +58,7 @@ enum gp_http_err {
  */
 int gp_http_client_limit(int code, long os_errno);
 
-/* The record's class of an error (DESIGN.md §3: "connect", "tls", "reset",
+/* The record's class of an error (doc/records.md: "connect", "tls", "reset",
  * "invalid_framing", "timeout", "client_limit", "other"); NULL for GP_HTTP_OK. */
 const char *gp_http_err_name(enum gp_http_err err);
 

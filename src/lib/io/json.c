@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include "io/json.h"
-#include "base/log.h"
 
 int gp_json_num(const json_t *o, const char *key, double *out)
 {
@@ -62,6 +61,27 @@ int gp_json_bool(const json_t *o, const char *key, int *out)
 	return 0;
 }
 
+double gp_jnum(const json_t *o, const char *key)
+{
+	double v;
+
+	return o && gp_json_num(o, key, &v) == 0 ? v : NAN;
+}
+
+const char *gp_jstr(const json_t *o, const char *key, const char *def)
+{
+	const char *s;
+
+	return o && gp_json_str(o, key, &s) == 0 ? s : def;
+}
+
+int gp_jtri(const json_t *o, const char *key)
+{
+	int b;
+
+	return o && gp_json_bool(o, key, &b) == 0 ? b : -1;
+}
+
 const char *gp_json_type(const json_t *o)
 {
 	const char *t = NULL;
@@ -82,42 +102,4 @@ json_t *gp_json_real(double v)
 int gp_json_set_real(json_t *o, const char *key, double v)
 {
 	return json_object_set_new(o, key, gp_json_real(v));
-}
-
-static void bad_field(const char *file, unsigned long line, const char *key, int err,
-		      const char *want)
-{
-	if (err == GP_JSON_MISSING)
-		gp_die_at(GP_EXIT_DATAERR, file, line, "field '%s' is missing", key);
-	gp_die_at(GP_EXIT_DATAERR, file, line, "field '%s' is not %s", key, want);
-}
-
-double gp_need_num(const json_t *o, const char *key, const char *file, unsigned long line)
-{
-	double v = 0;
-	int e = gp_json_num(o, key, &v);
-
-	if (e)
-		bad_field(file, line, key, e, "a number");
-	return v;
-}
-
-long long gp_need_int(const json_t *o, const char *key, const char *file, unsigned long line)
-{
-	long long v = 0;
-	int e = gp_json_int(o, key, &v);
-
-	if (e)
-		bad_field(file, line, key, e, "an integer");
-	return v;
-}
-
-const char *gp_need_str(const json_t *o, const char *key, const char *file, unsigned long line)
-{
-	const char *v = NULL;
-	int e = gp_json_str(o, key, &v);
-
-	if (e)
-		bad_field(file, line, key, e, "a string");
-	return v;
 }

@@ -7,10 +7,7 @@
  * Accessors return 0 (found, right type), GP_JSON_MISSING (absent or null) or
  * GP_JSON_TYPE (present with another type).  Numbers accept JSON integers and
  * reals alike.
- *
- * The gp_need_* helpers are for tool code: on a missing or mistyped required
- * field they exit 65 with "prog: file:line: field 'k' is missing" (or "is not
- * a number"/"is not a string"/...).
+ * Nothing here prints or exits (the dying gp_need_* are cli/cli.h's).
  */
 #ifndef GP_JSON_H
 #define GP_JSON_H
@@ -23,6 +20,12 @@ int gp_json_num(const json_t *o, const char *key, double *out);
 int gp_json_int(const json_t *o, const char *key, long long *out);
 int gp_json_str(const json_t *o, const char *key, const char **out);
 int gp_json_bool(const json_t *o, const char *key, int *out);
+/* The field as a value, with a default for absent, null or mistyped (and
+ * for o NULL): the number or NaN; the string or def; the boolean as 1 or 0,
+ * or -1. */
+double gp_jnum(const json_t *o, const char *key);
+const char *gp_jstr(const json_t *o, const char *key, const char *def);
+int gp_jtri(const json_t *o, const char *key);
 /* The record's "type", or NULL. */
 const char *gp_json_type(const json_t *o);
 
@@ -34,8 +37,5 @@ json_t *gp_json_real(double v);
 /* Set key to gp_json_real(v). 0 or -1. */
 int gp_json_set_real(json_t *o, const char *key, double v);
 
-double gp_need_num(const json_t *o, const char *key, const char *file, unsigned long line);
-long long gp_need_int(const json_t *o, const char *key, const char *file, unsigned long line);
-const char *gp_need_str(const json_t *o, const char *key, const char *file, unsigned long line);
 
 #endif

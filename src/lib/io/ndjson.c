@@ -12,6 +12,7 @@
 #include "io/json.h"
 #include "io/ndjson.h"
 #include "base/sig.h"
+#include "base/vec.h"
 
 #define READ_CHUNK (256u << 10)
 
@@ -176,14 +177,10 @@ static int grow(struct gp_ndjson *r)
 	}
 	if (r->cap >= need)
 		return 0;
-	size_t ncap = r->cap ? r->cap : READ_CHUNK * 2;
-	while (ncap < need)
-		ncap *= 2;
-	nb = realloc(r->buf, ncap);
+	nb = gp_grow(r->buf, &r->cap, need, 1, READ_CHUNK * 2);
 	if (!nb)
 		return GP_NDJSON_ENOMEM;
 	r->buf = nb;
-	r->cap = ncap;
 	return 0;
 }
 

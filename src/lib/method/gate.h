@@ -60,7 +60,7 @@ int gp_gate_miss_climb(double delta_miss, double attempted, double ratio);
 double gp_gate_stability_cv(long reps, double cv, double mean);
 
 /*
- * The method's thresholds (method §8.2, DESIGN.md §4): publishable only at
+ * The method's thresholds (method §8.2; doc/design.md, "The rules"): publishable only at
  * N >= GP_METHOD_MIN_REPS reps and CV <= GP_METHOD_MAX_CV, intervals at level
  * >= GP_METHOD_LEVEL.  Looser ones are allowed and the verdict says "relaxed".
  */

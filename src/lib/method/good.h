@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * good — the conjunction good-mask and the attempted-denominator tally of
- * goodput@SLO (DESIGN.md §4, method §7 step 1).
+ * goodput@SLO (doc/design.md, method §7 step 1).
  *
  *   good ⇔ outcome ok ∧ TTFT ≤ TTFT_SLO ∧ TPOT ≤ TPOT_SLO      (never OR)
  *

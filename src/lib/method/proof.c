@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "method/gate.h"
-#include "base/log.h"
+#include "base/buf.h"
 #include "method/proof.h"
 #include "wire/fleet.h"
 #include "wire/receipt.h"
@@ -39,9 +39,9 @@ static void tally_runs(int gw, const struct gp_proof_run *runs, size_t n, double
 	}
 }
 
-void gp_decision_proof(int routes_by_cache, const struct gp_proof_metrics *m,
-		       const struct gp_proof_run *runs, size_t n_runs, double miss_ratio,
-		       struct gp_proof *out)
+int gp_decision_proof(int routes_by_cache, const struct gp_proof_metrics *m,
+		      const struct gp_proof_run *runs, size_t n_runs, double miss_ratio,
+		      struct gp_proof *out)
 {
 	int gw = m->hit != NULL;
 	struct tally t = { 0 };
@@ -50,36 +50,37 @@ void gp_decision_proof(int routes_by_cache, const struct gp_proof_metrics *m,
 	out->evidence = "not_checked";
 	if (!routes_by_cache) {
 		out->evidence = "not_applicable";
-		out->detail = gp_xstrdup("the arm does not route by cache");
-		return;
+		out->detail = strdup("the arm does not route by cache");
+		return out->detail ? 0 : -1;
 	}
 	tally_runs(gw, runs, n_runs, miss_ratio, &t);
 	if (t.runs == 0) {
-		out->detail = gp_xasprintf("no before/after metrics snapshots of %s for this arm's runs",
+		out->detail = gp_strfmt("no before/after metrics snapshots of %s for this arm's runs",
 					gw ? m->hit : m->vhit);
 	} else if (gw) {
 		out->evidence = "gateway_counters";
 		out->ok = t.moved == t.runs && t.climbed == 0;
 		if (m->miss && t.miss_runs)
-			out->detail = gp_xasprintf("%s +%.0f over %ld runs (%ld did not move); %s +%.0f over "
+			out->detail = gp_strfmt("%s +%.0f over %ld runs (%ld did not move); %s +%.0f over "
 						"%.0f requests (%ld of %ld runs at or over %g misses "
 						"per request: fallback)", m->hit, t.hits, t.runs,
 						t.runs - t.moved, m->miss, t.miss, t.reqs, t.climbed,
 						t.miss_runs, miss_ratio);
 		else if (m->miss)
-			out->detail = gp_xasprintf("%s +%.0f over %ld runs (%ld did not move); no snapshots "
+			out->detail = gp_strfmt("%s +%.0f over %ld runs (%ld did not move); no snapshots "
 						"of %s", m->hit, t.hits, t.runs, t.runs - t.moved, m->miss);
 		else
-			out->detail = gp_xasprintf("%s +%.0f over %ld runs (%ld did not move)", m->hit,
+			out->detail = gp_strfmt("%s +%.0f over %ld runs (%ld did not move)", m->hit,
 						t.hits, t.runs, t.runs - t.moved);
 	} else {
 		out->evidence = "backend_prefix_cache";
 		out->ok = t.moved == t.runs;
-		out->detail = gp_xasprintf("no gateway cache_hit_metric; backends' %s +%.0f over %ld runs "
+		out->detail = gp_strfmt("no gateway cache_hit_metric; backends' %s +%.0f over %ld runs "
 					"(%ld did not move), %s +%.0f (hit ratio %.3g)", m->vhit,
 					t.hits, t.runs, t.runs - t.moved, m->vquery, t.queries,
 					t.queries > 0 ? t.hits / t.queries : NAN);
 	}
+	return out->detail ? 0 : -1;
 }
 
 int gp_proof_expects_receipt(int disaggregated, int fleet_has_receipt_header)
@@ -87,21 +88,22 @@ int gp_proof_expects_receipt(int disaggregated, int fleet_has_receipt_header)
 	return disaggregated == 1 || (disaggregated == -1 && fleet_has_receipt_header);
 }
 
-void gp_delivery_proof(int expects_receipt, long completed, long receipts, struct gp_proof *out)
+int gp_delivery_proof(int expects_receipt, long completed, long receipts, struct gp_proof *out)
 {
 	out->ok = GP_PROOF_UNKNOWN;
 	out->evidence = "not_checked";
 	if (!expects_receipt) {
 		out->evidence = "not_applicable";
-		out->detail = gp_xstrdup("the arm is not disaggregated (no receipt expected)");
+		out->detail = strdup("the arm is not disaggregated (no receipt expected)");
 	} else if (completed == 0) {
-		out->detail = gp_xstrdup("no completed request that could carry a receipt");
+		out->detail = strdup("no completed request that could carry a receipt");
 	} else {
 		out->evidence = "receipt";
 		out->ok = receipts == completed;
-		out->detail = gp_xasprintf("%ld of %ld completed requests carried a receipt", receipts,
+		out->detail = gp_strfmt("%ld of %ld completed requests carried a receipt", receipts,
 					completed);
 	}
+	return out->detail ? 0 : -1;
 }
 
 static const char *const rc_names[GP_RC_N] = {
@@ -163,8 +165,8 @@ int gp_delivery_judge(const struct gp_fleet *f, int split, const char *pre, cons
 	return GP_RC_OK;
 }
 
-void gp_delivery_proof_judged(int expects_receipt, const long counts[GP_RC_N], double min_share,
-			      struct gp_proof *out)
+int gp_delivery_proof_judged(int expects_receipt, const long counts[GP_RC_N], double min_share,
+			     struct gp_proof *out)
 {
 	long completed = 0, carried;
 	char *bad = NULL, *t;
@@ -172,22 +174,27 @@ void gp_delivery_proof_judged(int expects_receipt, const long counts[GP_RC_N], d
 	for (int c = 0; c < GP_RC_N; c++)
 		completed += counts[c];
 	carried = completed - counts[GP_RC_NONE];
-	gp_delivery_proof(expects_receipt, completed, carried, out);
+	if (gp_delivery_proof(expects_receipt, completed, carried, out))
+		return -1;
 	if (strcmp(out->evidence, "receipt"))
-		return;		/* not applicable, or nothing completed */
+		return 0;	/* not applicable, or nothing completed */
 	for (int c = 1; c < GP_RC_N; c++) {
 		if (!counts[c])
 			continue;
-		t = gp_xasprintf("%s%s%ld %s", bad ? bad : "", bad ? ", " : "", counts[c], rc_names[c]);
+		t = gp_strfmt("%s%s%ld %s", bad ? bad : "", bad ? ", " : "", counts[c], rc_names[c]);
 		free(bad);
-		bad = t;
+		if (!(bad = t))
+			return -1;
 	}
 	out->ok = (double)counts[GP_RC_OK] >= min_share * (double)completed;
-	t = gp_xasprintf("%s; %ld (%.1f %%) name a prefill member and another decode member "
-			 "(%g %% needed)%s%s", out->detail, counts[GP_RC_OK],
-			 100.0 * (double)counts[GP_RC_OK] / (double)completed, 100 * min_share,
-			 bad ? "; bad receipts: " : "", bad ? bad : "");
+	t = gp_strfmt("%s; %ld (%.1f %%) name a prefill member and another decode member "
+		      "(%g %% needed)%s%s", out->detail, counts[GP_RC_OK],
+		      100.0 * (double)counts[GP_RC_OK] / (double)completed, 100 * min_share,
+		      bad ? "; bad receipts: " : "", bad ? bad : "");
+	free(bad);
+	if (!t)
+		return -1;
 	free(out->detail);
 	out->detail = t;
-	free(bad);
+	return 0;
 }

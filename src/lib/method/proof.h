@@ -28,7 +28,8 @@
  *
  * Ownership: the metric names are borrowed during the call; the detail
  * string of a result is allocated and the caller frees it; evidence is a
- * static string.
+ * static string.  Both proofs return 0, or -1 when the detail could not be
+ * allocated (detail NULL; nothing is printed and nothing exits).
  */
 #ifndef GP_PROOF_H
 #define GP_PROOF_H
@@ -62,9 +63,9 @@ struct gp_proof {
  * The decision proof of one arm over its runs (only those with snapshots of
  * the hit counter in use count; the others are skipped).
  */
-void gp_decision_proof(int routes_by_cache, const struct gp_proof_metrics *m,
-		       const struct gp_proof_run *runs, size_t n_runs, double miss_ratio,
-		       struct gp_proof *out);
+int gp_decision_proof(int routes_by_cache, const struct gp_proof_metrics *m,
+		      const struct gp_proof_run *runs, size_t n_runs, double miss_ratio,
+		      struct gp_proof *out);
 
 /*
  * Whether an arm must carry receipts: its fleet entry's disaggregated (1 yes,
@@ -73,7 +74,7 @@ void gp_decision_proof(int routes_by_cache, const struct gp_proof_metrics *m,
 int gp_proof_expects_receipt(int disaggregated, int fleet_has_receipt_header);
 
 /* The delivery proof of one arm: receipts of its completed requests. */
-void gp_delivery_proof(int expects_receipt, long completed, long receipts, struct gp_proof *out);
+int gp_delivery_proof(int expects_receipt, long completed, long receipts, struct gp_proof *out);
 
 /* How one completed request's receipt stands against the fleet. */
 enum gp_receipt_class {
@@ -103,9 +104,10 @@ int gp_delivery_judge(const struct gp_fleet *f, int split, const char *pre, cons
  * The delivery proof from the judged receipts of an arm's completed
  * requests: counts[c] requests of each class (their sum is the completed
  * count).  OK when counts[GP_RC_OK] / completed >= min_share; the detail
- * names the share and each bad class with its count.
+ * names the share and each bad class with its count.  0, or -1 when out of
+ * memory (out->detail then NULL or the shorter text).
  */
-void gp_delivery_proof_judged(int expects_receipt, const long counts[GP_RC_N], double min_share,
-			      struct gp_proof *out);
+int gp_delivery_proof_judged(int expects_receipt, const long counts[GP_RC_N], double min_share,
+			     struct gp_proof *out);
 
 #endif

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* validity — the run validity rules of method §8.1 (see validity.h). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "method/gate.h"
-#include "base/log.h"
 #include "method/validity.h"
+#include "base/buf.h"
+#include "base/vec.h"
 
 const char *const gp_rule_name[GP_N_RULES] = {
 	"invalid_framing", "hang_truncated", "backend_timeout", "vip_200",
@@ -16,14 +18,14 @@ const char *const gp_rule_name[GP_N_RULES] = {
 	"client_limit", "emulator_behind",
 };
 
-void gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, const char *error,
-			      long http_status, const char *detail, double ttft_ms, double tpot_ms)
+int gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, const char *error,
+			     long http_status, const char *detail, double ttft_ms, double tpot_ms)
 {
 	e->n_req++;
 	if (!strcmp(outcome, "ok") && !isnan(ttft_ms) && !isnan(tpot_ms))
 		e->paired++;
 	if (!error)
-		return;
+		return 0;
 	if (!strcmp(error, "client_limit"))
 		e->client_limit++;
 	if (!strcmp(error, "hang") && isfinite(ttft_ms))
@@ -36,9 +38,12 @@ void gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, co
 		e->timeouts++;
 		if (!e->timeout_example)
 			e->timeout_example = http_status && !strcmp(error, "http_status") ?
-				gp_xasprintf("http %ld", http_status) :
-				gp_xasprintf("%s: %.80s", error, detail ? detail : "");
+				gp_strfmt("http %ld", http_status) :
+				gp_strfmt("%s: %.80s", error, detail ? detail : "");
+		if (!e->timeout_example)
+			return -1;
 	}
+	return 0;
 }
 
 void gp_validity_note_lag(struct gp_run_evidence *e, int after, double tokens, double on_time)
@@ -49,18 +54,27 @@ void gp_validity_note_lag(struct gp_run_evidence *e, int after, double tokens, d
 	e->have_lag[after] = 1;
 }
 
-void gp_validity_note_shard(struct gp_run_evidence *e, long i, long n, int trailer)
+int gp_validity_note_shard(struct gp_run_evidence *e, long i, long n, int trailer)
 {
 	if (!e->shard_n) {
+		int *hdr = calloc((size_t)n, sizeof(int)), *end = calloc((size_t)n, sizeof(int));
+
+		if (!hdr || !end) {
+			free(hdr);
+			free(end);
+			errno = ENOMEM;
+			return -1;
+		}
 		e->shard_n = n;
-		e->shard_hdr = memset(gp_xrealloc(NULL, (size_t)n * sizeof(int)), 0, (size_t)n * sizeof(int));
-		e->shard_end = memset(gp_xrealloc(NULL, (size_t)n * sizeof(int)), 0, (size_t)n * sizeof(int));
+		e->shard_hdr = hdr;
+		e->shard_end = end;
 	}
 	if (n != e->shard_n) {
 		e->shard_n_other = n;
-		return;
+		return 0;
 	}
 	(trailer ? e->shard_end : e->shard_hdr)[i - 1]++;
+	return 0;
 }
 
 void gp_run_evidence_release(struct gp_run_evidence *e)
@@ -81,28 +95,47 @@ static int check_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-size_t gp_validity_rounds(struct gp_health_check *h, size_t n, struct gp_health_round **rounds)
+int gp_validity_rounds(struct gp_health_check *h, size_t n, struct gp_health_round **rounds,
+		       size_t *n_rounds)
 {
-	size_t n_rounds = 0;
+	size_t nr = 0, cap = 0;
+	struct gp_health_round *r = NULL;
 
-	*rounds = NULL;
 	if (n)
 		qsort(h, n, sizeof(*h), check_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || h[i - 1].kind == GP_HEALTH_SUMMARY) {
-			*rounds = gp_xrealloc(*rounds, (n_rounds + 1) * sizeof(**rounds));
-			(*rounds)[n_rounds++].start = h[i].at;
+			struct gp_health_round *g = nr < cap ? r : gp_grow(r, &cap, nr + 1, sizeof(*r), 8);
+
+			if (!g) {
+				free(r);
+				errno = ENOMEM;
+				return -1;
+			}
+			r = g;
+			r[nr++].start = h[i].at;
 		}
-		(*rounds)[n_rounds - 1].end = h[i].at;
+		r[nr - 1].end = h[i].at;
 	}
-	return n_rounds;
+	*rounds = r;
+	*n_rounds = nr;
+	return 0;
 }
 
-static void reason(struct gp_run_verdict *v, enum gp_rule rule, char *text)
+/* The reason t (taken) that rule hits; an allocation that failed (t NULL,
+ * or the array's) marks the verdict failed: a reason is never lost quietly. */
+static void reason(struct gp_run_verdict *v, enum gp_rule rule, char *t)
 {
-	json_array_append_new(v->reasons, json_string(text));
-	free(text);
+	if (!t || json_array_append_new(v->reasons, json_string(t)))
+		v->failed = 1;
+	free(t);
 	v->hit[rule] = 1;
+}
+
+static void flag(struct gp_run_verdict *v, json_t *f)
+{
+	if (json_array_append_new(v->flags, f))
+		v->failed = 1;
 }
 
 static const char *plural(long long n, const char *one, const char *many)
@@ -139,14 +172,14 @@ static void health_rules(const struct gp_run_evidence *e, const struct gp_health
 		if (c->kind == GP_HEALTH_VIP) {
 			n_vip++;
 			if (!c->ok && !v->hit[GP_RULE_VIP])
-				reason(v, GP_RULE_VIP, gp_xasprintf("vip_200: vip_chat check of %s failed at %s",
+				reason(v, GP_RULE_VIP, gp_strfmt("vip_200: vip_chat check of %s failed at %s",
 								 c->target ? c->target : "the VIP",
 								 c->at_text));
 		} else if (c->kind == GP_HEALTH_BACKEND) {
 			n_be++;
 			if (!c->ok && !v->hit[GP_RULE_BACKEND])
 				reason(v, GP_RULE_BACKEND,
-				       gp_xasprintf("backend_health: backend_models check of %s failed at %s",
+				       gp_strfmt("backend_health: backend_models check of %s failed at %s",
 						 c->target ? c->target : "a backend", c->at_text));
 		}
 	}
@@ -160,11 +193,11 @@ static void behind_rule(const struct gp_run_evidence *e, struct gp_run_verdict *
 	double gap_ms = e->rate > 0 ? 1000 / e->rate : 0;
 
 	if (!(gap_ms > 0) || e->late_p99 > GP_LATE_P99_GAP * gap_ms || e->late_max > gap_ms)
-		reason(v, GP_RULE_BEHIND, gp_xasprintf("client_behind: the client did not hold its "
+		reason(v, GP_RULE_BEHIND, gp_strfmt("client_behind: the client did not hold its "
 						    "schedule (send lateness p99 %.3g ms, max %.3g ms; "
 						    "mean gap %.3g ms)", e->late_p99, e->late_max, gap_ms));
 	else
-		json_array_append_new(v->flags, json_sprintf("client_behind: send lateness p99 %.3g ms, "
+		flag(v, json_sprintf("client_behind: send lateness p99 %.3g ms, "
 							     "max %.3g ms, within the tolerance of the "
 							     "%.3g ms mean gap", e->late_p99,
 							     e->late_max, gap_ms));
@@ -186,11 +219,11 @@ static void rate_rule(const struct gp_run_evidence *e, struct gp_run_verdict *v)
 		bound += 3 / sqrt((double)(e->n_req - 1));
 	v->checked[GP_RULE_RATE] = 1;
 	if (fabs(dev) > bound)
-		reason(v, GP_RULE_RATE, gp_xasprintf("achieved_rate: %.4g req/s against the label %.4g "
+		reason(v, GP_RULE_RATE, gp_strfmt("achieved_rate: %.4g req/s against the label %.4g "
 						  "(%+.1f %%, bound %.1f %%)", e->achieved, e->rate,
 						  100 * dev, 100 * bound));
 	else if (fabs(dev) > GP_RATE_FLAG)
-		json_array_append_new(v->flags, json_sprintf("achieved_rate: %.4g req/s against the "
+		flag(v, json_sprintf("achieved_rate: %.4g req/s against the "
 							     "label %.4g (%+.1f %%, over the %.0f %% "
 							     "flag)", e->achieved, e->rate, 100 * dev,
 							     100 * GP_RATE_FLAG));
@@ -210,10 +243,10 @@ static void client_rules(const struct gp_run_evidence *e, struct gp_run_verdict 
 	if (e->behind)
 		behind_rule(e, v);
 	if (e->capped > 0)
-		reason(v, GP_RULE_CAPPED, gp_xasprintf("capped_sends: %lld %s held back by --max-inflight",
+		reason(v, GP_RULE_CAPPED, gp_strfmt("capped_sends: %lld %s held back by --max-inflight",
 						    e->capped, plural(e->capped, "send", "sends")));
 	if (e->interrupted)
-		reason(v, GP_RULE_INTERRUPTED, gp_xasprintf("interrupted: a signal stopped the run; its "
+		reason(v, GP_RULE_INTERRUPTED, gp_strfmt("interrupted: a signal stopped the run; its "
 							 "rep is incomplete"));
 	rate_rule(e, v);
 }
@@ -225,7 +258,7 @@ static void shard_rule(const struct gp_run_evidence *e, struct gp_run_verdict *v
 
 	v->checked[GP_RULE_SHARDS] = 1;	/* no shard fields: one unsharded file */
 	if (e->shard_n_other) {
-		reason(v, GP_RULE_SHARDS, gp_xasprintf("missing_shard: shards of %ld and of %ld in one "
+		reason(v, GP_RULE_SHARDS, gp_strfmt("missing_shard: shards of %ld and of %ld in one "
 						       "run", e->shard_n, e->shard_n_other));
 		return;
 	}
@@ -238,12 +271,12 @@ static void shard_rule(const struct gp_run_evidence *e, struct gp_run_verdict *v
 	if (!bad)
 		return;
 	if (dup)
-		reason(v, GP_RULE_SHARDS, gp_xasprintf("duplicate_shard: shard %ld/%ld has %d run "
+		reason(v, GP_RULE_SHARDS, gp_strfmt("duplicate_shard: shard %ld/%ld has %d run "
 						       "headers and %d run_ends (merged twice?)",
 						       first + 1, e->shard_n, e->shard_hdr[first],
 						       e->shard_end[first]));
 	else
-		reason(v, GP_RULE_SHARDS, gp_xasprintf("missing_shard: %ld of %ld %s incomplete "
+		reason(v, GP_RULE_SHARDS, gp_strfmt("missing_shard: %ld of %ld %s incomplete "
 						       "(first: %ld/%ld, %s)", bad, e->shard_n,
 						       plural(e->shard_n, "shard", "shards"), first + 1,
 						       e->shard_n,
@@ -262,16 +295,16 @@ static void stream_rules(const struct gp_run_evidence *e, struct gp_run_verdict 
 	v->checked[GP_RULE_FRAMING] = e->have_framing_trailer;
 	v->checked[GP_RULE_HANG] = v->checked[GP_RULE_TIMEOUT] = v->checked[GP_RULE_PAIRED] = 1;
 	if (framing > 0)
-		reason(v, GP_RULE_FRAMING, gp_xasprintf("invalid_framing: %lld %s", framing,
+		reason(v, GP_RULE_FRAMING, gp_strfmt("invalid_framing: %lld %s", framing,
 						     plural(framing, "request", "requests")));
 	if (hang > 0)
-		reason(v, GP_RULE_HANG, gp_xasprintf("hang: %lld %s", hang,
+		reason(v, GP_RULE_HANG, gp_strfmt("hang: %lld %s", hang,
 						  plural(hang, "request", "requests")));
 	if (trunc > 0)
-		reason(v, GP_RULE_HANG, gp_xasprintf("truncated: %lld %s", trunc,
+		reason(v, GP_RULE_HANG, gp_strfmt("truncated: %lld %s", trunc,
 						  plural(trunc, "request", "requests")));
 	if (e->timeouts > 0)
-		reason(v, GP_RULE_TIMEOUT, gp_xasprintf("backend_timeout: %ld %s (first: %s)", e->timeouts,
+		reason(v, GP_RULE_TIMEOUT, gp_strfmt("backend_timeout: %ld %s (first: %s)", e->timeouts,
 						     plural(e->timeouts, "request", "requests"),
 						     e->timeout_example ? e->timeout_example : "?"));
 }
@@ -286,49 +319,61 @@ static void own_rules(const struct gp_run_evidence *e, struct gp_run_verdict *v)
 	v->checked[GP_RULE_CLIENT_LIMIT] = v->checked[GP_RULE_EMULATOR] = 1;
 	if (e->client_limit > 0)
 		reason(v, GP_RULE_CLIENT_LIMIT,
-		       gp_xasprintf("client_limit: %ld %s failed on the client's own limit (descriptors, "
+		       gp_strfmt("client_limit: %ld %s failed on the client's own limit (descriptors, "
 				    "memory or ephemeral ports), not the server's", e->client_limit,
 				    plural(e->client_limit, "request", "requests")));
 	if (e->sse_by_body > 0)
-		json_array_append_new(v->flags, json_sprintf("sse_by_body: %lld %s read as event streams by "
+		flag(v, json_sprintf("sse_by_body: %lld %s read as event streams by "
 							     "their body, not their Content-Type",
 							     e->sse_by_body, plural(e->sse_by_body, "response",
 										    "responses")));
 	if (e->usage_contradicted > 0)
-		json_array_append_new(v->flags, json_sprintf("usage_contradicted: %lld %s sent usage below their "
+		flag(v, json_sprintf("usage_contradicted: %lld %s sent usage below their "
 							     "content events; out_tokens is the count",
 							     e->usage_contradicted,
 							     plural(e->usage_contradicted, "response", "responses")));
 	if (e->have_lag[0] && e->have_lag[1] && n > 0 && late >= GP_EMU_LATE_MIN &&
 	    late > GP_EMU_LATE_FRAC * n)
 		reason(v, GP_RULE_EMULATOR,
-		       gp_xasprintf("emulator_behind: gp-sim wrote %.0f of the run's %.0f tokens (%.1f %%) more "
+		       gp_strfmt("emulator_behind: gp-sim wrote %.0f of the run's %.0f tokens (%.1f %%) more "
 				    "than %.0f ms late (bound: %.0f %% and %d tokens): the emulator, not the "
 				    "routing, shaped this run", late, n, 100 * late / n, GP_EMU_LATE_S * 1e3,
 				    GP_EMU_LATE_FRAC * 100, GP_EMU_LATE_MIN));
 }
 
-void gp_validity_judge(const struct gp_run_evidence *e, const struct gp_health_check *h,
-		       size_t n_h, const struct gp_health_round *rounds, size_t n_rounds,
-		       int strict, struct gp_run_verdict *v)
+int gp_validity_judge(const struct gp_run_evidence *e, const struct gp_health_check *h,
+		      size_t n_h, const struct gp_health_round *rounds, size_t n_rounds,
+		      int strict, struct gp_run_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->reasons = json_array();
 	v->flags = json_array();
+	if (!v->reasons || !v->flags) {
+		gp_run_verdict_release(v);
+		errno = ENOMEM;
+		return -1;
+	}
 	stream_rules(e, v);
 	health_rules(e, h, n_h, rounds, n_rounds, v);
 	client_rules(e, v);
 	shard_rule(e, v);
 	own_rules(e, v);
 	if (e->paired == 0)
-		reason(v, GP_RULE_PAIRED, gp_xasprintf("zero_paired: no ok request with both ttft_ms and "
+		reason(v, GP_RULE_PAIRED, gp_strfmt("zero_paired: no ok request with both ttft_ms and "
 						    "tpot_ms (%ld attempted)", e->n_req));
 	if (strict)
 		for (int k = 0; k < GP_N_RULES; k++)
 			if (!v->checked[k])
-				json_array_append_new(v->reasons,
-						      json_sprintf("not_checked: %s", gp_rule_name[k]));
+				if (json_array_append_new(v->reasons,
+							  json_sprintf("not_checked: %s", gp_rule_name[k])))
+					v->failed = 1;
 	v->discarded = json_array_size(v->reasons) > 0;
+	if (v->failed) {
+		gp_run_verdict_release(v);
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
 }
 
 void gp_run_verdict_release(struct gp_run_verdict *v)

@@ -17,7 +17,9 @@
  *   - the shard ("I/N") its headers and trailers name (gp_validity_note_shard);
  *   - the health checks in its health window (gp_validity_rounds).
  * The caller reads the records (and dies on bad input); nothing here reads,
- * prints or exits.
+ * prints or exits.  The functions that allocate return 0, or -1 with errno
+ * ENOMEM when memory runs out (the evidence or verdict then holds what it
+ * held before, or nothing).
  *
  * Ownership: strings in the evidence and the checks are the caller's and are
  * only borrowed during a call, except timeout_example and the shard counts,
@@ -118,8 +120,8 @@ void gp_validity_note_lag(struct gp_run_evidence *e, int after, double tokens, d
  * started (ttft_ms a number): one still waiting for its first token was
  * queued, a measured miss.
  */
-void gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, const char *error,
-			      long http_status, const char *detail, double ttft_ms, double tpot_ms);
+int gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, const char *error,
+			     long http_status, const char *detail, double ttft_ms, double tpot_ms);
 
 /*
  * Count a run header (trailer 0) or run_end (trailer 1) that names shard i of
@@ -129,7 +131,7 @@ void gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, co
  * of the merge, cut short, or merged twice is not the run (missing_shard,
  * duplicate_shard).  A run without shard fields is one unsharded file.
  */
-void gp_validity_note_shard(struct gp_run_evidence *e, long i, long n, int trailer);
+int gp_validity_note_shard(struct gp_run_evidence *e, long i, long n, int trailer);
 
 /* Free what gp_validity_note_request and gp_validity_note_shard allocated in e. */
 void gp_run_evidence_release(struct gp_run_evidence *e);
@@ -151,10 +153,11 @@ struct gp_health_round {
 
 /*
  * Sort h by (at, order) and cut it into rounds, each ending with a
- * GP_HEALTH_SUMMARY (the last round may end without one).  Returns the number
- * of rounds, written to *rounds (allocated; the caller frees; NULL when none).
+ * GP_HEALTH_SUMMARY (the last round may end without one): *n_rounds of them
+ * in *rounds (allocated; the caller frees; NULL when none).  0 or -1.
  */
-size_t gp_validity_rounds(struct gp_health_check *h, size_t n, struct gp_health_round **rounds);
+int gp_validity_rounds(struct gp_health_check *h, size_t n, struct gp_health_round **rounds,
+		       size_t *n_rounds);
 
 struct gp_run_verdict {
 	int checked[GP_N_RULES];	/* the rule's evidence was there */
@@ -162,6 +165,7 @@ struct gp_run_verdict {
 	json_t *reasons;		/* "<rule>: <detail>" strings */
 	json_t *flags;			/* kept-but-flagged findings */
 	int discarded;
+	int failed;			/* internal: an allocation failed */
 };
 
 /*
@@ -172,11 +176,12 @@ struct gp_run_verdict {
  * own start or end when there is no such round); a run with neither start
  * nor end has no window and its health rules are not checked.  With strict,
  * a rule not checked is a reason too.  v is overwritten (release it first
- * when reused).
+ * when reused).  -1 when out of memory: then v holds nothing (no verdict
+ * missing one of its reasons is ever returned).
  */
-void gp_validity_judge(const struct gp_run_evidence *e, const struct gp_health_check *h,
-		       size_t n_h, const struct gp_health_round *rounds, size_t n_rounds,
-		       int strict, struct gp_run_verdict *v);
+int gp_validity_judge(const struct gp_run_evidence *e, const struct gp_health_check *h,
+		      size_t n_h, const struct gp_health_round *rounds, size_t n_rounds,
+		      int strict, struct gp_run_verdict *v);
 
 void gp_run_verdict_release(struct gp_run_verdict *v);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/doc.h"
+#include "base/buf.h"
 #include "base/vec.h"
 #include "base/banned.h"
 
@@ -359,8 +360,7 @@ int gp_base64_write(FILE *f, const unsigned char *in, size_t n)
 static int html_figure(FILE *f, const struct block *b, const char *dir)
 {
 	char *path = NULL;
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
+	struct gp_buf buf = { 0 };
 	FILE *in;
 	int rc = -1;
 
@@ -370,35 +370,19 @@ static int html_figure(FILE *f, const struct block *b, const char *dir)
 	free(path);
 	if (!in)
 		return -1;
-	for (;;) {
-		size_t got;
-
-		if (len == cap) {
-			unsigned char *nb = realloc(buf, cap ? 2 * cap : 65536);
-
-			if (!nb)
-				goto out;
-			buf = nb;
-			cap = cap ? 2 * cap : 65536;
-		}
-		got = fread(buf + len, 1, cap - len, in);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(in))
+	if (gp_buf_read(&buf, in))
 		goto out;
 	fputs("<figure><img alt=\"", f);
 	html_text(f, b->text);
 	fputs("\" src=\"data:image/png;base64,", f);
-	gp_base64_write(f, buf, len);
+	gp_base64_write(f, (const unsigned char *)buf.p, buf.len);
 	fputs("\"><figcaption>", f);
 	html_text(f, b->text);
 	fputs("</figcaption></figure>\n", f);
 	rc = 0;
 out:
 	fclose(in);
-	free(buf);
+	gp_buf_release(&buf);
 	return rc;
 }
 

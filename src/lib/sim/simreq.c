@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "sim/kvcache.h"
-#include "base/log.h"
+#include "base/vec.h"
 #include "sim/simreq.h"
 
 void gp_simtok_init(struct gp_simtok *t, long block_tokens)
@@ -29,11 +29,15 @@ static void tok_word(struct gp_simtok *t, const char *w, size_t n)
 	t->all = gp_kv_chain_word(t->all, w, n);
 	t->n++;
 	if (t->n % t->bt == 0) {
+		uint64_t *k = t->keys;
+
 		t->prev = gp_kv_chain_end(t->h);
-		if (t->nkeys == t->capkeys) {
-			t->capkeys = t->capkeys ? 2 * t->capkeys : 64;
-			t->keys = gp_xrealloc(t->keys, t->capkeys * sizeof(*t->keys));
+		if (t->nkeys == t->capkeys && !(k = gp_grow(t->keys, &t->capkeys, t->nkeys + 1,
+							    sizeof(*t->keys), 64))) {
+			t->nomem = 1;
+			return;
 		}
+		t->keys = k;
 		t->keys[t->nkeys++] = t->prev;
 	}
 }
@@ -133,6 +137,10 @@ int gp_simreq_read(struct gp_simreq *r, const struct gp_simreq_limits *lim, int 
 	r->include_usage = q.include_usage;
 	e = judge(r, lim, &q, rej);
 	gp_oai_in_release(&q);
+	if (!e && r->tok.nomem) {
+		gp_oai_reject_set(rej, 500, "InternalServerError", "out of memory");
+		e = -1;
+	}
 	if (e) {
 		free(r->tok.keys);
 		r->tok.keys = NULL;

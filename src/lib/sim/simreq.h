@@ -41,6 +41,7 @@ struct gp_simtok {
 	uint64_t all;		/* hash of every word (prompt identity) */
 	uint64_t *keys;		/* owned: one key per full block */
 	size_t nkeys, capkeys;
+	int nomem;		/* a key could not be kept: keys are incomplete */
 };
 
 void gp_simtok_init(struct gp_simtok *t, long block_tokens);
@@ -65,7 +66,7 @@ struct gp_simreq {
 
 /*
  * Read and judge one request body.  0 with *r filled (free r->tok.keys), or
- * -1 with *rej filled, r->tok.keys freed, and r->tok.n the prompt words
+ * -1 with *rej filled (a 500 when memory ran out: nothing here exits), r->tok.keys freed, and r->tok.n the prompt words
  * counted before the refusal (0 when the body or the model was refused).
  */
 int gp_simreq_read(struct gp_simreq *r, const struct gp_simreq_limits *lim, int chat,

@@ -2,7 +2,7 @@
 /*
  * stats — descriptive statistics over arrays of doubles: mean, sample
  * standard deviation, coefficient of variation, Hyndman–Fan type 7 quantiles
- * (the numpy and R default, DESIGN.md §5), sorting and selection helpers, and
+ * (the numpy and R default; doc/design.md), sorting and selection helpers, and
  * the stability verdict of the publish gate (method §8.2).
  *
  * Ownership: every function works on caller-owned arrays and allocates
@@ -51,7 +51,7 @@ double gp_quantile_select(double *x, size_t n, double p);
  */
 double gp_select(double *x, size_t n, size_t k);
 
-/* Verdict of the stability gate (method §8.2, DESIGN.md §4). */
+/* Verdict of the stability gate (method §8.2; doc/design.md, "The rules"). */
 enum gp_stability {
 	GP_STABILITY_ADD_REPLICATES = 0,
 	GP_STABILITY_PUBLISHABLE = 1,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fleet — read and validate the fleet file of DESIGN.md §6. */
+/* fleet — read and validate the fleet file of doc/records.md. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fleet — the fleet file (DESIGN.md §6): what is measured.  One JSON document
+ * fleet — the fleet file (doc/records.md): what is measured.  One JSON document
  * with the VIPs, the backends and their metrics URLs, the gateway's metrics and
  * the arms (routing modes) of a campaign.
  *

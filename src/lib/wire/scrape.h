@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * scrape — one Prometheus scrape as a `metrics` record (DESIGN.md §3,
+ * scrape — one Prometheus scrape as a `metrics` record (doc/records.md,
  * doc/records.md), and sums over its samples.  The record every scraping tool
  * writes (gp-health, gp-probe) comes from here, so gp-verify's dual proof
  * reads one shape.

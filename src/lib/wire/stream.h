@@ -39,7 +39,7 @@
  * believed: out_tokens falls back to the count, tokens_from
  * "chunks_usage_contradicted".
  *
- * Classes (DESIGN.md §3): connect (nothing sent), http_status (a non-2xx;
+ * Classes (doc/records.md): connect (nothing sent), http_status (a non-2xx;
  * the server's message, scrubbed, in detail), not_streamed (a 2xx that is
  * not an event stream; its content type in detail), timeout (over the
  * deadline — the only bound on the wait for the first token), hang (a

@@ -3,7 +3,7 @@
  * trace — the trace record (input of gp-replay, output of gp-trace) and the
  * deterministic prompt synthesizer.
  *
- * A trace record (DESIGN.md §3):
+ * A trace record (doc/records.md):
  *   {"type":"trace","id":"r17","t_s":1.250,"input_tokens":812,"output_tokens":128,
  *    "cache_key":"doc-3","hash_ids":[4,5,9],"messages":[...]}  (or "prompt":"...")
  *

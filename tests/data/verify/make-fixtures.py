@@ -12,7 +12,7 @@
 #   analysis.ndjson  what gp-analyze would write for runs.ndjson: slo, goodfrac,
 #                    arm_summary (pooled BCa interval by scipy.stats.bootstrap,
 #                    cluster t-interval by scipy.stats.t), noise_floor
-#   fleet.json       the fleet file (DESIGN.md section 6) of that campaign
+#   fleet.json       the fleet file (doc/records.md) of that campaign
 #
 # The counts are computed here, independently of gp-analyze and of share/awk.
 import json, math, random
@@ -52,7 +52,7 @@ cells = {}
 counters = {"hits": 1000.0, "miss": 50.0, "vh": 5000.0, "vq": 9000.0}
 run_no = 0
 for arm in ("rr", "cache"):
-    # Phase 2 (gp-probe, DESIGN.md section 3): the mode confirmed and engaged.
+    # Phase 2 (gp-probe, doc/records.md): the mode confirmed and engaged.
     expect = "spread" if arm == "rr" else "concentrate"
     out.append({"type": "probe_sample", "arm": arm, "t_s": 1.0,
                 "inflight": {"b1": 3, "b2": 3} if arm == "rr" else {"b1": 6, "b2": 0},

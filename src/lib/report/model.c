@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/* model — gp-report's records and the questions asked of them (model.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/model.h"
+#include "io/json.h"
+#include "base/vec.h"
+#include "base/banned.h"
+
+int gp_same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+int gp_same_rate(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(1, fmax(fabs(a), fabs(b)));
+}
+
+/* Room for one more element at index n of p, or return -1. */
+#define GROW(p, n, cap, min) do { \
+	if ((n) >= (cap)) { \
+		void *g_ = gp_grow((p), &(cap), (size_t)(n) + 1, sizeof(*(p)), (min)); \
+		if (!g_) \
+			return -1; \
+		(p) = g_; \
+	} \
+} while (0)
+
+/* The arm's index in m->arms (added when new) into *out.  0 or -1. */
+static int arm_index(struct gp_records *m, const char *arm, size_t *out)
+{
+	char *s;
+
+	for (size_t i = 0; i < m->narms; i++)
+		if (!strcmp(m->arms[i], arm)) {
+			*out = i;
+			return 0;
+		}
+	GROW(m->arms, m->narms, m->caparms, 16);
+	if (!(s = strdup(arm)))
+		return -1;
+	m->arms[m->narms] = s;
+	*out = m->narms++;
+	return 0;
+}
+
+static int add_request(struct gp_records *m, const json_t *o)
+{
+	struct gp_req *q;
+	size_t arm;
+
+	GROW(m->q, m->nq, m->capq, 1024);
+	if (arm_index(m, gp_jstr(o, "arm", ""), &arm))
+		return -1;
+	q = &m->q[m->nq++];
+	q->arm = arm;
+	q->rate = gp_jnum(o, "rate_rps");
+	q->ttft = gp_jnum(o, "ttft_ms");
+	q->tpot = gp_jnum(o, "tpot_ms");
+	m->requests++;
+	return 0;
+}
+
+static int add_run(struct gp_records *m, const json_t *o)
+{
+	const char *run = gp_jstr(o, "run", NULL), *arm = gp_jstr(o, "arm", NULL);
+	char *r, *a;
+
+	if (!run || !arm)
+		return 0;
+	GROW(m->ri, m->nri, m->capri, 64);
+	r = strdup(run);
+	a = strdup(arm);
+	if (!r || !a) {
+		free(r);
+		free(a);
+		return -1;
+	}
+	m->ri[m->nri].run = r;
+	m->ri[m->nri].arm = a;
+	m->ri[m->nri].rate = gp_jnum(o, "rate_rps");
+	m->nri++;
+	return 0;
+}
+
+static int add_rec(struct gp_records *m, json_t *o, const char *type, const char *file,
+		   unsigned long line)
+{
+	char *f;
+
+	GROW(m->r, m->nr, m->capr, 256);
+	if (!(f = strdup(file)))
+		return -1;
+	m->r[m->nr].o = o;
+	m->r[m->nr].type = type;
+	m->r[m->nr].file = f;
+	m->r[m->nr].line = line;
+	m->nr++;
+	return 0;
+}
+
+int gp_records_add(struct gp_records *m, json_t *o, const char *type, const char *file,
+		   unsigned long line)
+{
+	int rc = 0;
+
+	if (!strcmp(type, "request")) {
+		rc = add_request(m, o);
+		json_decref(o);
+		return rc;
+	}
+	if (!strcmp(type, "run"))
+		rc = add_run(m, o);
+	if (rc || !strcmp(type, "metrics") || !strcmp(type, "trace") || !strcmp(type, "truth") ||
+	    (rc = add_rec(m, o, type, file, line))) {
+		json_decref(o);
+		if (rc)
+			errno = ENOMEM;
+	}
+	return rc;
+}
+
+void gp_records_release(struct gp_records *m)
+{
+	for (size_t i = 0; i < m->nr; i++) {
+		json_decref(m->r[i].o);
+		free(m->r[i].file);
+	}
+	for (size_t i = 0; i < m->narms; i++)
+		free(m->arms[i]);
+	for (size_t i = 0; i < m->nri; i++) {
+		free(m->ri[i].run);
+		free(m->ri[i].arm);
+	}
+	free(m->r);
+	free(m->q);
+	free(m->arms);
+	free(m->ri);
+	free(m->pal);
+	memset(m, 0, sizeof(*m));
+}
+
+const json_t *gp_records_next(const struct gp_records *m, const char *type, size_t *i)
+{
+	for (; *i < m->nr; (*i)++)
+		if (!strcmp(m->r[*i].type, type))
+			return m->r[(*i)++].o;
+	return NULL;
+}
+
+size_t gp_records_count(const struct gp_records *m, const char *type)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nr; i++)
+		n += !strcmp(m->r[i].type, type);
+	return n;
+}
+
+const json_t *gp_records_last(const struct gp_records *m, const char *type)
+{
+	const json_t *o = NULL, *x;
+	size_t i = 0;
+
+	while ((x = gp_records_next(m, type, &i)))
+		o = x;
+	return o;
+}
+
+const char *gp_rfmt(enum gp_numfmt k, double v)
+{
+	static char ring[32][48];
+	static unsigned n;
+	char *b = ring[n++ % 32];
+
+	if (isnan(v))
+		return "n/a";
+	switch (k) {
+	case GP_F3: snprintf(b, sizeof(ring[0]), "%.3f", v); break;
+	case GP_G4:	/* 4 significant digits, but 20000, not 2e+04 */
+		if (fabs(v) >= 1e4 && fabs(v) < 1e15)
+			snprintf(b, sizeof(ring[0]), "%.0f", v);
+		else
+			snprintf(b, sizeof(ring[0]), "%.4g", v);
+		break;
+	case GP_F1: snprintf(b, sizeof(ring[0]), "%.1f", v); break;
+	case GP_PCT: snprintf(b, sizeof(ring[0]), "%.0f%% ", 100 * v); break;
+	}
+	return b;
+}
+
+double gp_records_achieved(const struct gp_records *m, const char *arm, double rate)
+{
+	double sum = 0;
+	long n = 0;
+	const json_t *e;
+	size_t i = 0;
+
+	while ((e = gp_records_next(m, "arm_summary", &i)))
+		if (!strcmp(gp_jstr(e, "arm", ""), arm) && gp_same_rate(gp_jnum(e, "rate_rps"), rate) &&
+		    !isnan(gp_jnum(e, "achieved_rps")))
+			return gp_jnum(e, "achieved_rps");
+	i = 0;
+	while ((e = gp_records_next(m, "run_end", &i))) {
+		const char *a = gp_jstr(e, "arm", NULL);
+		double r = gp_jnum(e, "rate_rps"), v = gp_jnum(e, "achieved_rps");
+
+		for (size_t k = 0; (!a || isnan(r)) && k < m->nri; k++)
+			if (!strcmp(m->ri[k].run, gp_jstr(e, "run", ""))) {
+				a = a ? a : m->ri[k].arm;
+				r = isnan(r) ? m->ri[k].rate : r;
+			}
+		if (a && !strcmp(a, arm) && gp_same_rate(r, rate) && !isnan(v)) {
+			sum += v;
+			n++;
+		}
+	}
+	return n ? sum / n : NAN;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every arm of the input, sorted, so that an arm has one colour in every plot. */
+int gp_records_palette(struct gp_records *m)
+{
+	size_t n = 0, k = 0;
+	const char **pal = malloc((m->narms + m->nr + 1) * sizeof(*pal));
+
+	if (!pal)
+		return -1;
+	free(m->pal);
+	m->pal = pal;
+	for (size_t i = 0; i < m->narms; i++)
+		m->pal[n++] = m->arms[i];
+	for (size_t i = 0; i < m->nr; i++)
+		if (gp_jstr(m->r[i].o, "arm", NULL))
+			m->pal[n++] = gp_jstr(m->r[i].o, "arm", NULL);
+	qsort(m->pal, n, sizeof(*m->pal), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		if (!k || strcmp(m->pal[k - 1], m->pal[i]))
+			m->pal[k++] = m->pal[i];
+	m->npal = k;
+	return 0;
+}
+
+size_t gp_records_slot(const struct gp_records *m, const char *arm)
+{
+	const char **hit = bsearch(&arm, m->pal, m->npal, sizeof(*m->pal), cmp_str);
+
+	return hit ? (size_t)(hit - m->pal) : 0;
+}
+
+const char *gp_endpoint_of(const json_t *o)
+{
+	return gp_jstr(o, "endpoint", gp_jstr(o, "target", "endpoint"));
+}
+
+const char *gp_endpoint_label(const json_t *o)
+{
+	static char ring[8][512];
+	static unsigned k;
+	char *b = ring[k++ % 8];
+
+	if (!gp_jstr(o, "backend", NULL))
+		return gp_endpoint_of(o);
+	snprintf(b, sizeof(ring[0]), "%s (%s)", gp_jstr(o, "backend", ""), gp_endpoint_of(o));
+	return b;
+}
