@@ -145,6 +145,13 @@ static const struct spec specs[] = {
 	{ "request", "arm", K_STR, 1 }, { "request", "rate_rps", K_NUM, 0 },
 	{ "request", "ttft_ms", K_NUM, 0 }, { "request", "tpot_ms", K_NUM, 0 },
 	{ "run", "run", K_STR, 0 }, { "run_end", "achieved_rps", K_NUM, 0 },
+	{ "knee", "bound", K_STR, 0 }, { "knee", "bound_rate_rps", K_NUM, 0 },
+	{ "knee_compare", "ratio", K_NUM, 0 }, { "knee_compare", "ratio_ci", K_OBJ, 0 },
+	{ "knee_compare", "bound", K_STR, 0 },
+	{ "power", "arm", K_STR, 1 }, { "power", "rate_rps", K_NUM, 1 },
+	{ "power", "half_width", K_NUM, 0 }, { "power", "delta", K_NUM, 0 },
+	{ "rung_added", "rate_rps", K_NUM, 1 }, { "rung_added", "direction", K_STR, 1 },
+	{ "rung_added", "reason", K_STR, 0 }, { "ladder_limit", "direction", K_STR, 1 },
 };
 
 static const char *const kind_name[] = {
@@ -1194,14 +1201,32 @@ static void sec_verdict(struct gp_doc *d, const struct model *m)
 	const json_t *v = last_of(m, "verdict"), *x;
 	size_t i;
 
-	gp_doc_heading(d, 2, "Verdict");
+	gp_doc_heading(d, 2, "Verdict and headline");
 	if (!v) {
 		not_measured(d, "no verdict record (gp-verify publish writes it)");
 		return;
 	}
-	gp_doc_para(d, "%s — %s", tri(v, "publishable") == 1 ? "PUBLISHABLE" : "NOT PUBLISHABLE",
-		    tri(v, "publishable") == 1 ? "every gate of gp-verify publish passed." :
-		    "gp-verify publish gave these reasons:");
+	gp_doc_para(d, "%s — %s (%zu reason%s, %zu footnote%s: under the headline).",
+		    tri(v, "publishable") == 1 ? "PUBLISHABLE" : "NOT PUBLISHABLE",
+		    tri(v, "publishable") == 1 ? "every gate of gp-verify publish passed" :
+		    "gp-verify publish refused it", json_array_size(json_object_get(v, "reasons")),
+		    json_array_size(json_object_get(v, "reasons")) == 1 ? "" : "s",
+		    json_array_size(json_object_get(v, "footnotes")),
+		    json_array_size(json_object_get(v, "footnotes")) == 1 ? "" : "s");
+	(void)i;
+	(void)x;
+}
+
+/* The verdict's reasons and footnotes, after the headline. */
+static void sec_reasons(struct gp_doc *d, const struct model *m)
+{
+	const json_t *v = last_of(m, "verdict"), *x;
+	size_t i;
+
+	if (!v || (!json_array_size(json_object_get(v, "reasons")) &&
+		   !json_array_size(json_object_get(v, "footnotes"))))
+		return;
+	gp_doc_heading(d, 2, "The verdict's reasons and footnotes");
 	json_array_foreach(json_object_get(v, "reasons"), i, x)
 		gp_doc_item(d, "%s", json_is_string(x) ? json_string_value(x) : "?");
 	json_array_foreach(json_object_get(v, "footnotes"), i, x)
@@ -1221,6 +1246,123 @@ static const char *with_ci(double est, const json_t *ci)
 		return g4(est);
 	snprintf(b, sizeof(ring[0]), "%s %s", g4(est), ci_text(ci, g4));
 	return b;
+}
+
+static const char *figure_ci(double est, double lo, double hi, const char *pre);
+
+/* One arm's headline line. */
+static void headline_item(struct gp_doc *d, const json_t *k, const json_t *c, const char *floor)
+{
+	const json_t *ci = json_object_get(k, "goodput_per_accel_ci");
+	const char *arm = str(k, "arm", ""), *b = str(k, "bound", NULL), *cb = str(c, "bound", NULL);
+	int lower = same_str(b, "lower");
+	double r = num(k, "rate_rps");
+	char vs[400] = "";
+
+	if (isnan(r)) {
+		gp_doc_item(d, "%s: no rung clears the target; its knee is below %s req/s (an upper bound, "
+			    "not a point)", arm, g4(num(k, "bound_rate_rps")));
+		return;
+	}
+	if (!floor)
+		snprintf(vs, sizeof(vs), " (the floor arm)");
+	else if (c && !isnan(num(c, "ratio"))) {
+		const json_t *rc = json_object_get(c, "ratio_ci");
+		char ratio[160];
+
+		if (isnan(num(rc, "lo")))
+			snprintf(ratio, sizeof(ratio), "%s×", g4(num(c, "ratio")));
+		else
+			snprintf(ratio, sizeof(ratio), "%s× [%s, %s]", g4(num(c, "ratio")), g4(num(rc, "lo")),
+				 g4(num(rc, "hi")));
+		snprintf(vs, sizeof(vs), " — %s%s %s's, %s%s good req/s per accelerator: %s%s%s", cb &&
+			 !strcmp(cb, "lower") ? "≥ " : cb && !strcmp(cb, "upper") ? "≤ " : "", ratio,
+			 floor, num(c, "diff_goodput") >= 0 ? "+" : "",
+			 figure_ci(num(c, "diff_goodput"), num(c, "lo"), num(c, "hi"), ""),
+			 str(c, "verdict", "n/a"), str(c, "reason", NULL) ? " (" : "",
+			 str(c, "reason", NULL) ? str(c, "reason", "") : "");
+	} else if (c)
+		snprintf(vs, sizeof(vs), " — no ratio to %s: %s", floor,
+			 str(c, "ratio_reason", str(c, "reason", "n/a")));
+	if (str(c, "reason", NULL) && c && !isnan(num(c, "ratio")))
+		strncat(vs, ")", sizeof(vs) - strlen(vs) - 1);
+	if (!isnan(num(k, "goodput_rps_per_accel")))
+		gp_doc_item(d, "%s: %s good req/s per accelerator at %s%s req/s offered%s%s", arm,
+			    figure_ci(num(k, "goodput_rps_per_accel"), num(ci, "lo"), num(ci, "hi"),
+				      lower ? "≥ " : ""), lower ? "≥ " : "", g4(r), vs,
+			    lower ? " (a lower bound: its top rung clears)" : "");
+	else
+		gp_doc_item(d, "%s: %s good req/s at %s%s req/s offered (%s)%s", arm,
+			    figure_ci(num(k, "goodput_rps"), num(json_object_get(k, "goodput_ci"), "lo"),
+				      num(json_object_get(k, "goodput_ci"), "hi"), lower ? "≥ " : ""),
+			    lower ? "≥ " : "", g4(r), str(k, "accelerators_reason", "no accelerators"), vs);
+}
+
+/* "est [lo, hi]" in g4, after pre (e.g. "≥ " before a lower bound); "est" alone without bounds. */
+static const char *figure_ci(double est, double lo, double hi, const char *pre)
+{
+	static char ring[8][160];
+	static unsigned k;
+	char *b = ring[k++ % 8];
+
+	if (isnan(est))
+		return "n/a";
+	if (isnan(lo) || isnan(hi))
+		snprintf(b, sizeof(ring[0]), "%s%s", pre, g4(est));
+	else
+		snprintf(b, sizeof(ring[0]), "%s%s [%s, %s]", pre, g4(est), g4(lo), g4(hi));
+	return b;
+}
+
+static const json_t *knee_compare_of(const struct model *m, const char *arm)
+{
+	const json_t *o;
+	size_t i = 0;
+
+	while ((o = next_of(m, "knee_compare", &i)))
+		if (same_str(str(o, "arm", NULL), arm))
+			return o;
+	return NULL;
+}
+
+/*
+ * The headline, first: per arm its goodput@SLO per accelerator at its knee
+ * with its interval and the knee's offered rate, and against the floor arm
+ * the ratio (Fieller) and the difference (Welch) with their intervals and
+ * the verdict; a knee that is a bound says so (≥, or below the lowest rung),
+ * never as a point.  Then the good-fraction plot.
+ */
+static void sec_headline(struct gp_doc *d, const struct model *m, int drawn)
+{
+	const json_t *k, *fk = NULL;
+	const char *floor = NULL;
+	size_t i = 0;
+
+	if (!count_of(m, "knee")) {
+		not_measured(d, "no knee records (gp-analyze writes one per arm)");
+	} else {
+		while ((k = next_of(m, "knee_compare", &i)))
+			floor = str(k, "vs", floor);
+		i = 0;
+		while ((k = next_of(m, "knee", &i)))
+			if (same_str(str(k, "arm", NULL), floor))
+				fk = k;
+		gp_doc_para(d, "Good req/s per accelerator at each arm's knee (the highest rate whose mean good "
+			    "fraction clears %s), %sintervals over reps%s%s%s:",
+			    g4(target_of(m)), fmt(PCT, isnan(num(last_of(m, "slo"), "level")) ? 0.95 :
+						num(last_of(m, "slo"), "level")),
+			    floor ? "; against the floor arm " : "", floor ? floor : "",
+			    floor ? ", the ratio (Fieller) and the difference (Welch)" : "");
+		if (fk)
+			headline_item(d, fk, NULL, NULL);
+		i = 0;
+		while ((k = next_of(m, "knee", &i)))
+			if (k != fk)
+				headline_item(d, k, knee_compare_of(m, str(k, "arm", "")), floor);
+	}
+	if (drawn)
+		gp_doc_figure(d, "goodfrac.png", "goodfrac.svg",
+			      "Good fraction vs offered rate per arm, with the target line and the knee marked.");
 }
 
 static void knee_compare_table(struct gp_doc *d, const struct model *m)
@@ -1661,8 +1803,7 @@ static void sec_goodfrac(struct gp_doc *d, const struct model *m, int drawn)
 		return;
 	}
 	if (drawn)
-		gp_doc_figure(d, "goodfrac.png", "goodfrac.svg",
-			      "Good fraction vs offered rate per arm, with the target line and the knee marked.");
+		gp_doc_para(d, "The plot of these figures is under the headline.");
 	TABLE(d, "lrrrlrrrrr", "arm", "rate (req/s)", "reps", "mean good fraction", "CI over reps", "CV",
 	      "achieved (req/s)", "goodput (req/s)", "attempted", "failed");
 	while ((o = next_of(m, "arm_summary", &i))) {
@@ -1808,6 +1949,68 @@ static void sec_compare(struct gp_doc *d, const struct model *m)
 	}
 }
 
+/* The rungs the adaptive ladder added, and why; a limit reached. */
+static void sec_grown(struct gp_doc *d, const struct model *m)
+{
+	const json_t *o;
+	size_t i = 0;
+
+	gp_doc_heading(d, 3, "Rungs added by the adaptive ladder");
+	if (!count_of(m, "rung_added") && !count_of(m, "ladder_limit")) {
+		gp_doc_para(d, "None: no rung_added record (the calibrated rungs bracketed every knee, or the "
+			    "protocol's ladder does not grow).");
+		return;
+	}
+	if (count_of(m, "rung_added")) {
+		TABLE(d, "rlrrrrl", "rate (req/s)", "direction", "step", "from (req/s)", "ratio", "reps", "why");
+		while ((o = next_of(m, "rung_added", &i))) {
+			gp_doc_cell(d, "%s", g4(num(o, "rate_rps")));
+			gp_doc_cell(d, "%s", str(o, "direction", ""));
+			gp_doc_cell(d, "%s", g4(num(o, "step")));
+			gp_doc_cell(d, "%s", g4(num(o, "from_rate_rps")));
+			gp_doc_cell(d, "%s", g4(num(o, "ratio")));
+			gp_doc_cell(d, "%s", g4(num(o, "reps")));
+			gp_doc_cell(d, "%s", str(o, "reason", ""));
+		}
+	}
+	i = 0;
+	while ((o = next_of(m, "ladder_limit", &i)))
+		gp_doc_item(d, "limit %s: %s", str(o, "direction", ""), str(o, "reason", ""));
+}
+
+/* What each rung resolves, and what would resolve delta. */
+static void sec_power(struct gp_doc *d, const struct model *m)
+{
+	const json_t *o;
+	size_t i = 0;
+
+	gp_doc_heading(d, 3, "Power: the smallest difference each rung resolves");
+	if (!count_of(m, "power")) {
+		not_measured(d, "no power records (gp-analyze --floor ARM)");
+		return;
+	}
+	gp_doc_para(d, "The noise floor's half-width (the floor arm's t-interval over reps) is the smallest "
+		    "difference in good fraction a rung can resolve; a TOST margin delta below it cannot be "
+		    "claimed.  What would resolve delta: the reps at this run length, or the requests per rep "
+		    "(and the run length at the rung's achieved rate) at these reps.");
+	TABLE(d, "lrrrrrlrrr", "floor arm", "rate (req/s)", "reps", "requests per rep", "resolves", "delta",
+	      "resolvable", "reps for delta", "requests per rep for delta", "run length for delta (s)");
+	while ((o = next_of(m, "power", &i))) {
+		int res = tri(o, "resolvable");
+
+		gp_doc_cell(d, "%s", str(o, "arm", ""));
+		gp_doc_cell(d, "%s", g4(num(o, "rate_rps")));
+		gp_doc_cell(d, "%s", g4(num(o, "reps")));
+		gp_doc_cell(d, "%s", fmt(F1, num(o, "requests_per_rep")));
+		gp_doc_cell(d, "%s", f3(num(o, "half_width")));
+		gp_doc_cell(d, "%s", g4(num(o, "delta")));
+		gp_doc_cell(d, "%s", res == 1 ? "yes" : res == 0 ? "NO" : "n/a");
+		gp_doc_cell(d, "%s", g4(num(o, "reps_for_delta")));
+		gp_doc_cell(d, "%s", g4(num(o, "requests_for_delta")));
+		gp_doc_cell(d, "%s", fmt(F1, num(o, "duration_s_for_delta")));
+	}
+}
+
 static void sec_validity(struct gp_doc *d, const struct model *m)
 {
 	const json_t *v = last_of(m, "validity"), *o, *r;
@@ -1923,7 +2126,8 @@ static void sec_inputs(struct gp_doc *d, const struct model *m)
 {
 	static const char *const types[] = {
 		"slo", "goodfrac", "arm_summary", "noise_floor", "compare", "knee", "discard", "validity",
-		"knee_compare", "stability", "integrity", "dual_proof", "verdict", "health", "health_summary", "calib_step",
+		"knee_compare", "power", "rung_added", "ladder_limit", "stability", "integrity", "dual_proof", "verdict",
+		"health", "health_summary", "calib_step",
 		"capacity", "ladder", "probe_sample", "probe", "run", "run_end",
 	};
 	char *s = gp_xasprintf("%ld request", m->requests);
@@ -2089,15 +2293,19 @@ static struct gp_doc *build(const struct model *m, const struct opts *o, double 
 	if (o->no_plots)
 		gp_doc_para(d, "Plots not drawn (--no-plots).");
 	sec_verdict(d, m);
+	sec_headline(d, m, dr->goodfrac);
+	sec_reasons(d, m);
 	sec_knee(d, m);
 	sec_slo(d, m);
 	sec_protocol(d, m, o);
 	sec_health(d, m);
 	sec_calib(d, m, dr->calib);
+	sec_grown(d, m);
 	sec_probe(d, m, dr->probe);
 	sec_goodfrac(d, m, dr->goodfrac);
 	sec_latency(d, m, rate, why, dr->cdf);
 	sec_compare(d, m);
+	sec_power(d, m);
 	sec_validity(d, m);
 	sec_stability(d, m);
 	sec_integrity(d, m);
