@@ -45,7 +45,7 @@ static const char usage[] =
 	"       gp-analyze --self-check\n"
 	"\n"
 	"Reads request, run_end and validity records (files or stdin, gzip transparent)\n"
-	"and writes analysis records: slo, goodfrac, arm_summary, noise_floor, compare,\n"
+	"and writes analysis records: slo, goodfrac, arm_summary, noise_floor, power, compare,\n"
 	"knee, knee_compare.  good = TTFT <= TTFT_SLO and TPOT <= TPOT_SLO over every attempted request.\n"
 	"\n"
 	"  --ttft-slo-ms X, --tpot-slo-ms Y  fixed SLO\n"
