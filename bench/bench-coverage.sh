@@ -3,7 +3,8 @@
 # simulation (bench/coverage.c): the compare (Welch) and noise-floor (t)
 # intervals at N = 3, 5, 10 reps under no difference and a known one, the
 # false-WIN rate under no difference, the EQUIVALENT rate when the true
-# difference equals delta, the knee's goodput and crossing-rate intervals, and
+# difference equals delta, the knee's goodput and crossing-rate intervals, the
+# knee comparison's ratio (Fieller), and
 # BCa p50/p90/p99 on lognormal latencies with n = 200 ... 5000.  Beside the
 # Welch interval, the bootstrap over rep means gp used before (BCa), for
 # contrast.  Prints figures; not a test.

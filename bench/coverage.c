@@ -164,6 +164,32 @@ static void cell_knee(size_t n, long S)
 	       right ? 100.0 * gcov / right : NAN, right ? 100.0 * ccov / right : NAN);
 }
 
+/*
+ * The knee comparison's ratio: per-rep goodput at two knees, arm 0.93 x 20
+ * req/s over floor 0.96 x 10 req/s (truth 1.9375), Fieller's interval with
+ * the binomial floors carried to goodput as gp-analyze does.
+ */
+static void cell_ratio(size_t n, double tau, long S)
+{
+	const double truth = 0.93 * 20 / (0.96 * 10);
+	long cov = 0, bounded = 0;
+
+	for (long s = 0; s < S; s++) {
+		struct arm x, y;
+		struct gp_tint ti;
+
+		draw_arm(&x, n, 0.93, tau, 20);
+		draw_arm(&y, n, 0.96, tau, 10);
+		if (gp_ratio_interval(x.gp, n, x.floor_var * 400, y.gp, n, y.floor_var * 100, LEVEL,
+				      &ti) == 0) {
+			bounded++;
+			cov += covers(ti.lo, ti.hi, truth);
+		}
+	}
+	printf("ratio     N=%-2zu tau %.2f  Fieller cover %5.1f%%  bounded %5.1f%%\n", n, tau,
+	       100.0 * cov / S, 100.0 * bounded / S);
+}
+
 /* BCa of p50/p90/p99 over n lognormal latencies. */
 static void cell_bca(size_t n, long S, long B)
 {
@@ -212,6 +238,10 @@ int main(int argc, char **argv)
 		cell_equiv(ns[i], 0.05, S);
 	for (int i = 0; i < 3; i++)
 		cell_knee(ns[i], S);
+	for (int i = 0; i < 3; i++) {
+		cell_ratio(ns[i], TAU, S);
+		cell_ratio(ns[i], 0.03, S);
+	}
 	for (int i = 0; i < 6; i++)
 		cell_bca(ln[i], S, B);
 	gsl_rng_free(R);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # examples/demo.sh — `make demo`: the whole campaign (examples/campaign) on the
 # embedded default.  An emulated fleet of four vLLM-like engines (gp-sim, the
-# fourth at half speed, with gp-sim's cache-aware router beside them) behind a
+# fourth at three quarters of their speed, so that it still meets the SLO
+# unloaded, with gp-sim's cache-aware router beside them) behind a
 # real HAProxy on 127.0.0.1, four arms — rr (round robin, the floor), chash
 # (consistent hashing on the cache key), bounded (consistent hashing with
 # bounded loads) and kv (gp-sim's router: the longest cached prefix) — on a
@@ -69,8 +70,8 @@ trap 'echo "demo: interrupted" >&2; stop_all; exit 130' INT TERM
 # 4-6 cached prefixes per engine) against the trace's 8 keys: round robin
 # makes every engine see every key and thrash its cache; affinity gives each
 # engine 2 keys, which stay warm.
-echo "demo: gp-sim, 4 engines on 127.0.0.1:$base..$((base + 3)) (b4 at half speed), router on $GP_ROUTER" >&2
-gp-sim --port "$base" --backends 4 --speed 2,2,2,1 --model gp-sim --max-model-len 8192 \
+echo "demo: gp-sim, 4 engines on 127.0.0.1:$base..$((base + 3)) (b4 at three quarters of their speed), router on $GP_ROUTER" >&2
+gp-sim --port "$base" --backends 4 --speed 2,2,2,1.5 --model gp-sim --max-model-len 8192 \
 	--prefill-tok-s 10000 --decode-ms 6 --decode-ms-per-seq 0.2 --max-batch 32 \
 	--kv-blocks 1000 --block-tokens 16 --seed 1 --router "${GP_ROUTER#*:}" --policy kv \
 	--truth "$OUT/truth.ndjson" 2>"$OUT/log/sim.log" &

@@ -31,6 +31,7 @@
 #include "base/sig.h"
 #include "method/statcheck.h"
 #include "stats/stats.h"
+#include "stats/power.h"
 #include "stats/tost.h"
 #include "method/design.h"
 #include "base/buf.h"
@@ -48,7 +49,7 @@ static const char usage[] =
 	"       gp-analyze --self-check\n"
 	"\n"
 	"Reads request, run_end and validity records (files or stdin, gzip transparent)\n"
-	"and writes analysis records: slo, goodfrac, arm_summary, noise_floor, compare,\n"
+	"and writes analysis records: slo, goodfrac, arm_summary, noise_floor, power, compare,\n"
 	"knee, knee_compare.  good = TTFT <= TTFT_SLO and TPOT <= TPOT_SLO over every attempted request.\n"
 	"\n"
 	"  --ttft-slo-ms X, --tpot-slo-ms Y  fixed SLO\n"
@@ -1357,6 +1358,64 @@ static void do_floor(struct an *a)
 	}
 }
 
+enum { POWER_REP_CAP = 1000 };
+
+/*
+ * What each rung of the floor arm can resolve (power.h): the noise floor's
+ * half-width — the smallest difference in good fraction the rung's reps and
+ * requests resolve — against --delta, and what would resolve delta: the reps
+ * at this run length, or the requests per rep (and the run length at the
+ * rung's achieved rate) at these reps, the between-rep variance beyond the
+ * binomial one held as it is.
+ */
+static void do_power(struct an *a)
+{
+	const struct opts *op = a->op;
+
+	for (size_t i = 0; i < a->nc; i++) {
+		const struct cell *c = &a->c[i];
+		long good = 0, att = 0;
+		double v, nbar, p, tau2, hw, req;
+		size_t reps;
+		json_t *o;
+
+		if (strcmp(c->arm, op->floor))
+			continue;
+		for (size_t r = 0; r < c->n; r++) {
+			good += a->s->g[c->g0 + r].t.good;
+			att += a->s->g[c->g0 + r].t.attempted;
+		}
+		nbar = c->n ? (double)att / (double)c->n : NAN;
+		p = att > 0 ? ((double)good + 0.5) / ((double)att + 1) : NAN;
+		v = c->n >= 2 ? fmax(c->sd * c->sd, c->floor_var) : NAN;
+		tau2 = c->n >= 2 ? fmax(0, c->sd * c->sd - p * (1 - p) / nbar) : NAN;
+		hw = c->n >= FLOOR_MIN_REPS ? gp_power_half_width(v, c->n, op->level) : NAN;
+		o = json_object();
+		json_object_set_new(o, "type", json_string("power"));
+		json_object_set_new(o, "arm", json_string(c->arm));
+		gp_json_set_real(o, "rate_rps", c->rate);
+		json_object_set_new(o, "reps", json_integer((json_int_t)c->n));
+		gp_json_set_real(o, "requests_per_rep", nbar);
+		gp_json_set_real(o, "mean", c->mean);
+		gp_json_set_real(o, "between_rep_var", tau2);
+		gp_json_set_real(o, "half_width", hw);
+		json_object_set_new(o, "level", json_real(op->level));
+		gp_json_set_real(o, "delta", op->delta);
+		json_object_set_new(o, "resolvable", isnan(hw) || isnan(op->delta) ? json_null() :
+				    json_boolean(op->delta >= hw));
+		reps = isnan(op->delta) ? 0 : gp_power_reps(v, op->delta, op->level, POWER_REP_CAP);
+		reps = reps && (long)reps < op->min_reps ? (size_t)op->min_reps : reps;
+		json_object_set_new(o, "reps_for_delta", reps ? json_integer((json_int_t)reps) : json_null());
+		req = isnan(op->delta) || c->n < FLOOR_MIN_REPS ? 0 :
+		      gp_power_requests(p, tau2, c->n, op->delta, op->level);
+		json_object_set_new(o, "requests_for_delta", req > 0 ? jcount(req) : json_null());
+		gp_json_set_real(o, "duration_s_for_delta", req > 0 && c->achieved > 0 ?
+				 req / c->achieved : NAN);
+		json_object_set_new(o, "method", json_string("t"));
+		emit(a, o);
+	}
+}
+
 static json_t *tost_null(const struct an *a, const char *why)
 {
 	json_t *t = json_object();
@@ -1644,6 +1703,29 @@ static void knee_none(json_t *o, double accel)
 	json_object_set_new(o, "crossing_method", json_string("none: no rung clears the target"));
 }
 
+/*
+ * Bracketed or a bound: the knee is a point only with a clearing rung below a
+ * failing one (edge null or "first").  A knee on the top rung (edge "last",
+ * or a one-rung ladder that clears) is a lower bound: the knee is at or above
+ * rate_rps, and so is its goodput.  No clearing rung (edge "below", or a
+ * one-rung ladder that fails) is an upper bound: the knee is below the
+ * lowest rung, bound_rate_rps.
+ */
+static void knee_bound(json_t *o, const struct gp_knee *k, const struct cell *c, size_t n)
+{
+	const char *bound = NULL;
+
+	if (k->rung == GP_KNEE_NONE)
+		bound = "upper";
+	else if (k->next == GP_KNEE_NONE)
+		bound = "lower";
+	json_object_set_new(o, "bracketed", json_boolean(!bound));
+	json_object_set_new(o, "bound", bound ? json_string(bound) : json_null());
+	gp_json_set_real(o, "bound_rate_rps", !bound ? NAN : k->rung == GP_KNEE_NONE ? c[0].rate :
+			 c[k->rung].rate);
+	(void)n;
+}
+
 /* One arm's knee record over its cells c[0 .. n); the knee cell or NULL. */
 static const struct cell *knee_one(struct an *a, const struct cell *c, size_t n, double accel)
 {
@@ -1674,6 +1756,7 @@ static const struct cell *knee_one(struct an *a, const struct cell *c, size_t n,
 		knee_none(o, accel);
 	}
 	knee_edge(o, k.edge);
+	knee_bound(o, &k, c, n);
 	json_object_set_new(o, "rungs", json_integer((json_int_t)n));
 	json_object_set_new(o, "monotone", json_boolean(k.monotone));
 	json_object_set_new(o, "curve", knee_curve(c, n));
@@ -1694,6 +1777,86 @@ static void do_knee(struct an *a, double accel)
 		a->knee[a->nknee++] = knee_one(a, &a->c[i], j - i, accel);
 		i = j;
 	}
+}
+
+/* 1 when c is the highest rung of its arm (nothing above it was run). */
+static int top_rung(const struct an *a, const struct cell *c)
+{
+	for (size_t i = 0; i < a->nc; i++)
+		if (a->c[i].rate > c->rate && !strcmp(a->c[i].arm, c->arm))
+			return 0;
+	return 1;
+}
+
+/*
+ * The headline's figures of a knee_compare: the goodput of each knee (per
+ * accelerator when known) with its t-interval, the ratio arm/floor with
+ * Fieller's interval (gp_ratio_interval; the accelerators cancel), and what
+ * a knee that is a bound does to them.  A knee on the top rung is a lower
+ * bound on the knee and its goodput: over a floor knee that is a point the
+ * ratio and the difference are lower bounds ("lower"), and only a WIN
+ * stands; an arm's point over a floor's lower bound gives upper bounds
+ * ("upper"), and only a LOSS stands; two lower bounds say nothing
+ * ("indeterminate").  The verdict is made INCONCLUSIVE where a bound leaves
+ * it unsupported, with the reason.
+ */
+static void knee_ratio(const struct an *a, const struct cell *x, const struct cell *f, double accel,
+		       json_t *o, const char **verdict, const char **reason)
+{
+	static char why[200];
+	struct gp_tint tx, tf, tr;
+	double scale = isnan(accel) ? 1 : accel;
+	int bx = top_rung(a, x), bf = top_rung(a, f), ok;
+	const char *bound = bx && bf ? "indeterminate" : bx ? "lower" : bf ? "upper" : NULL;
+	json_t *ci;
+
+	gp_t_interval(x->grps, x->n, goodput_floor(x), a->op->level, &tx);
+	gp_t_interval(f->grps, f->n, goodput_floor(f), a->op->level, &tf);
+	gp_json_set_real(o, "goodput", tx.est / scale);
+	gp_json_set_real(o, "goodput_lo", tx.lo / scale);
+	gp_json_set_real(o, "goodput_hi", tx.hi / scale);
+	gp_json_set_real(o, "goodput_vs", tf.est / scale);
+	gp_json_set_real(o, "goodput_vs_lo", tf.lo / scale);
+	gp_json_set_real(o, "goodput_vs_hi", tf.hi / scale);
+	ok = !gp_ratio_interval(x->grps, x->n, goodput_floor(x), f->grps, f->n, goodput_floor(f),
+				a->op->level, &tr);
+	gp_json_set_real(o, "ratio", tr.est);
+	ci = tint_json(&tr, "fieller");
+	if (!ok) {
+		json_object_set_new(ci, "lo", json_null());
+		json_object_set_new(ci, "hi", json_null());
+	}
+	json_object_set_new(o, "ratio_ci", ci);
+	json_object_set_new(o, "ratio_reason", ok ? json_null() : json_string(
+		x->n < 2 || f->n < 2 ? "a ratio interval needs at least 2 reps with a goodput in each arm" :
+		"the floor's goodput is not resolved from zero: Fieller's interval is unbounded"));
+	json_object_set_new(o, "bound", bound ? json_string(bound) : json_null());
+	if (!bound || (!strcmp(bound, "lower") && !strcmp(*verdict, "WIN")) ||
+	    (!strcmp(bound, "upper") && !strcmp(*verdict, "LOSS")) ||
+	    !strcmp(*verdict, "INSUFFICIENT_REPS"))
+		return;
+	if (strcmp(*verdict, "INCONCLUSIVE") || !*reason) {
+		snprintf(why, sizeof(why), "%s: %s", bx && bf ? "both knees are on their top rung (lower "
+			 "bounds)" : bx ? "the arm's knee is on its top rung (a lower bound)" :
+			 "the floor's knee is on its top rung (a lower bound)",
+			 bx && bf ? "their ratio is unknown" : "the interval bounds the difference "
+			 "from one side only");
+		*reason = why;
+	}
+	*verdict = "INCONCLUSIVE";
+}
+
+/* knee_ratio's fields when the floor arm has no knee. */
+static void knee_ratio_none(json_t *o)
+{
+	static const char *const none[] = {
+		"goodput", "goodput_lo", "goodput_hi", "goodput_vs", "goodput_vs_lo", "goodput_vs_hi",
+		"ratio", "ratio_ci", "bound",
+	};
+
+	for (size_t q = 0; q < sizeof(none) / sizeof(none[0]); q++)
+		json_object_set_new(o, none[q], json_null());
+	json_object_set_new(o, "ratio_reason", json_string("the floor arm has no knee"));
 }
 
 /*
@@ -1742,6 +1905,10 @@ static void do_knee_compare(struct an *a, double accel)
 		gp_json_set_real(o, "df", ti.df);
 		json_object_set_new(o, "level", json_real(a->op->level));
 		json_object_set_new(o, "method", json_string("welch"));
+		if (f)
+			knee_ratio(a, x, f, accel, o, &verdict, &reason);
+		else
+			knee_ratio_none(o);
 		json_object_set_new(o, "verdict", json_string(verdict));
 		json_object_set_new(o, "reason", reason ? json_string(reason) : json_null());
 		emit(a, o);
@@ -2026,6 +2193,8 @@ static void analyse(struct an *a, const struct slo_info *si, double accel)
 	do_summaries(a);
 	if (op->floor)
 		do_floor(a);
+	if (op->floor)
+		do_power(a);
 	do_compare(a);
 	do_knee(a, accel);
 	if (op->floor)

@@ -30,6 +30,7 @@
 #include "io/ndjson.h"
 #include "wire/openai.h"
 #include "method/pace.h"
+#include "stats/power.h"
 #include "base/proc.h"
 #include "wire/scrape.h"
 #include "base/sig.h"
@@ -53,7 +54,8 @@ static const char usage[] =
 	"                    [--progress] [-o FILE]\n"
 	"       gp-calibrate protocol [--protocol FILE] [protocol options]\n"
 	"       gp-calibrate ladder --trace FILE [--unsaturated F] [--moderate F]\n"
-	"                    [--saturated F] [--rung F]... [FILE...]\n"
+	"                    [--saturated F] [--rung F]... [--resolution D\n"
+	"                    [--plan-good-fraction P] [--plan-reps N] [--level L]] [FILE...]\n"
 	"       gp-calibrate check --fleet FILE [FILE...]\n"
 	"       gp-calibrate idle --fleet FILE --trace FILE [--endpoint URL|NAME]...\n"
 	"                    [--requests N] [--timeout-s S] [--model M] [--cacert FILE]\n"
@@ -108,6 +110,10 @@ static const char usage[] =
 	"  --rung F              ladder: one more rung at ratio F (repeatable)\n"
 	"  --requests N          idle: requests per backend (default 8)\n"
 	"  --timeout-s S         idle: bound on each request (default 120)\n"
+	"  --resolution D        ladder: plan the requests per run that resolve a\n"
+	"                        difference D in good fraction (the noise floor's\n"
+	"                        half-width) at --plan-good-fraction P (0.9), over\n"
+	"                        --plan-reps N reps (5), at --level L (0.95)\n"
 	"  -h, --help            this text;  --version  the version\n";
 
 /* ------------------------------------------------------------ protocol */
@@ -115,10 +121,10 @@ static const char usage[] =
 enum {
 	O_FLEET = 256, O_ENDPOINT, O_ROLE, O_PROTOCOL, O_MODEL, O_API, O_METRICS, O_BACKH,
 	O_PROGRESS, O_CACERT, O_INSECURE, O_TRACE, O_UNSAT, O_MOD, O_SAT, O_RUNG, O_VERSION,
-	O_REQUESTS, O_TIMEOUT, O_FIELD = 1000,
+	O_REQUESTS, O_TIMEOUT, O_RESOL, O_PLANGF, O_PLANREPS, O_LEVEL, O_FIELD = 1000,
 };
 
-#define FIXED_OPTS 21
+#define FIXED_OPTS 25
 
 static struct option *longopts(void)
 {
@@ -142,6 +148,10 @@ static struct option *longopts(void)
 		{ "rung", required_argument, NULL, O_RUNG },
 		{ "requests", required_argument, NULL, O_REQUESTS },
 		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
+		{ "resolution", required_argument, NULL, O_RESOL },
+		{ "plan-good-fraction", required_argument, NULL, O_PLANGF },
+		{ "plan-reps", required_argument, NULL, O_PLANREPS },
+		{ "level", required_argument, NULL, O_LEVEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 	};
@@ -405,9 +415,33 @@ static void caps_free(struct caps *cs)
 
 struct ladder_opts {
 	const char *trace;
+	double resolution, plan_gf, level;	/* resolution NaN: no run-length plan */
+	long plan_reps;
 	double ratio[3 + 32];	/* unsaturated, moderate, saturated, extra rungs */
 	size_t nratio;
 };
+
+/*
+ * The run length from a target resolution (power.h): the requests per run
+ * whose binomial noise at the planned good fraction gives the noise floor a
+ * half-width of at most D over the planned reps.  Null without --resolution.
+ */
+static void run_plan(json_t *o, const struct ladder_opts *lo)
+{
+	double n;
+
+	if (isnan(lo->resolution)) {
+		json_object_set_new(o, "run_requests", json_null());
+		json_object_set_new(o, "resolution", json_null());
+		return;
+	}
+	n = gp_power_requests(lo->plan_gf, 0, (size_t)lo->plan_reps, lo->resolution, lo->level);
+	json_object_set_new(o, "run_requests", n > 0 ? json_integer((json_int_t)n) : json_null());
+	json_object_set_new(o, "resolution", json_pack("{s:f,s:f,s:I,s:f,s:s}", "delta", lo->resolution,
+						       "good_fraction", lo->plan_gf, "reps",
+						       (json_int_t)lo->plan_reps, "level", lo->level,
+						       "method", "t"));
+}
 
 /* The ladder record of one role; NULL when a member has no capacity. */
 static json_t *ladder_role(const struct caps *cs, enum gp_calib_role role,
@@ -468,6 +502,7 @@ static json_t *ladder_role(const struct caps *cs, enum gp_calib_role role,
 	if (!o)
 		gp_die_nomem();
 	json_object_set(o, "protocol", json_object_get(m[l.reference]->rec, "protocol"));
+	run_plan(o, lo);
 	return o;
 }
 
@@ -478,7 +513,7 @@ static double ratio_arg(const char *opt, const char *arg)
 
 static int cmd_ladder(int argc, char **argv)
 {
-	struct ladder_opts lo = { NULL, { 0.5, 0.8, 1.2 }, 3 };
+	struct ladder_opts lo = { NULL, NAN, 0.9, 0.95, 5, { 0.5, 0.8, 1.2 }, 3 };
 	const char *outpath = NULL;
 	struct caps cs = { 0 };
 	json_t *lad[2];
@@ -500,6 +535,10 @@ static int cmd_ladder(int argc, char **argv)
 				gp_usage_error("--rung: at most 32");
 			lo.ratio[lo.nratio++] = ratio_arg("--rung", optarg);
 			break;
+		case O_RESOL: lo.resolution = gp_opt_double("--resolution", optarg, 1e-6, 1); break;
+		case O_PLANGF: lo.plan_gf = gp_opt_double("--plan-good-fraction", optarg, 0, 1); break;
+		case O_PLANREPS: lo.plan_reps = gp_opt_long("--plan-reps", optarg, 2, 1000000); break;
+		case O_LEVEL: lo.level = gp_opt_double("--level", optarg, 0.5, 0.9999); break;
 		default: gp_usage_error("ladder: option not allowed here");
 		}
 	}

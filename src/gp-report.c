@@ -118,6 +118,13 @@ static const struct spec specs[] = {
 	{ "request", "arm", K_STR, 1 }, { "request", "rate_rps", K_NUM, 0 },
 	{ "request", "ttft_ms", K_NUM, 0 }, { "request", "tpot_ms", K_NUM, 0 },
 	{ "run", "run", K_STR, 0 }, { "run_end", "achieved_rps", K_NUM, 0 },
+	{ "knee", "bound", K_STR, 0 }, { "knee", "bound_rate_rps", K_NUM, 0 },
+	{ "knee_compare", "ratio", K_NUM, 0 }, { "knee_compare", "ratio_ci", K_OBJ, 0 },
+	{ "knee_compare", "bound", K_STR, 0 },
+	{ "power", "arm", K_STR, 1 }, { "power", "rate_rps", K_NUM, 1 },
+	{ "power", "half_width", K_NUM, 0 }, { "power", "delta", K_NUM, 0 },
+	{ "rung_added", "rate_rps", K_NUM, 1 }, { "rung_added", "direction", K_STR, 1 },
+	{ "rung_added", "reason", K_STR, 0 }, { "ladder_limit", "direction", K_STR, 1 },
 };
 
 static const char *const kind_name[] = {
@@ -309,16 +316,34 @@ static void sec_verdict(struct gp_doc *d, const struct gp_records *m)
 	const json_t *v = gp_records_last(m, "verdict"), *x;
 	size_t i;
 
-	gp_doc_heading(d, 2, "Verdict");
+	gp_doc_heading(d, 2, "Verdict and headline");
 	if (!v) {
 		not_measured(d, "no verdict record (gp-verify publish writes it)");
 		return;
 	}
-	gp_doc_para(d, "%s — %s", gp_jtri(v, "publishable") == 1 ? "PUBLISHABLE" : "NOT PUBLISHABLE",
-		    gp_jtri(v, "publishable") == 1 ? "every gate of gp-verify publish passed." :
-		    "gp-verify publish gave these reasons:");
+	gp_doc_para(d, "%s — %s (%zu reason%s, %zu footnote%s: under the headline).",
+		    gp_jtri(v, "publishable") == 1 ? "PUBLISHABLE" : "NOT PUBLISHABLE",
+		    gp_jtri(v, "publishable") == 1 ? "every gate of gp-verify publish passed" :
+		    "gp-verify publish refused it", json_array_size(json_object_get(v, "reasons")),
+		    json_array_size(json_object_get(v, "reasons")) == 1 ? "" : "s",
+		    json_array_size(json_object_get(v, "footnotes")),
+		    json_array_size(json_object_get(v, "footnotes")) == 1 ? "" : "s");
 	if (json_is_string(json_object_get(v, "answer")))
 		gp_doc_para(d, "Answer: %s", json_string_value(json_object_get(v, "answer")));
+	(void)i;
+	(void)x;
+}
+
+/* The verdict's reasons and footnotes, after the headline. */
+static void sec_reasons(struct gp_doc *d, const struct gp_records *m)
+{
+	const json_t *v = gp_records_last(m, "verdict"), *x;
+	size_t i;
+
+	if (!v || (!json_array_size(json_object_get(v, "reasons")) &&
+		   !json_array_size(json_object_get(v, "footnotes"))))
+		return;
+	gp_doc_heading(d, 2, "The verdict's reasons and footnotes");
 	json_array_foreach(json_object_get(v, "reasons"), i, x)
 		gp_doc_item(d, "%s", json_is_string(x) ? json_string_value(x) : "?");
 	json_array_foreach(json_object_get(v, "footnotes"), i, x)
@@ -338,6 +363,123 @@ static const char *with_ci(double est, const json_t *ci)
 		return gp_g4(est);
 	snprintf(b, sizeof(ring[0]), "%s %s", gp_g4(est), ci_text(ci, gp_g4));
 	return b;
+}
+
+static const char *figure_ci(double est, double lo, double hi, const char *pre);
+
+/* One arm's headline line. */
+static void headline_item(struct gp_doc *d, const json_t *k, const json_t *c, const char *floor)
+{
+	const json_t *ci = json_object_get(k, "goodput_per_accel_ci");
+	const char *arm = gp_jstr(k, "arm", ""), *b = gp_jstr(k, "bound", NULL), *cb = gp_jstr(c, "bound", NULL);
+	int lower = gp_same_str(b, "lower");
+	double r = gp_jnum(k, "rate_rps");
+	char vs[400] = "";
+
+	if (isnan(r)) {
+		gp_doc_item(d, "%s: no rung clears the target; its knee is below %s req/s (an upper bound, "
+			    "not a point)", arm, gp_g4(gp_jnum(k, "bound_rate_rps")));
+		return;
+	}
+	if (!floor)
+		snprintf(vs, sizeof(vs), " (the floor arm)");
+	else if (c && !isnan(gp_jnum(c, "ratio"))) {
+		const json_t *rc = json_object_get(c, "ratio_ci");
+		char ratio[160];
+
+		if (isnan(gp_jnum(rc, "lo")))
+			snprintf(ratio, sizeof(ratio), "%s×", gp_g4(gp_jnum(c, "ratio")));
+		else
+			snprintf(ratio, sizeof(ratio), "%s× [%s, %s]", gp_g4(gp_jnum(c, "ratio")), gp_g4(gp_jnum(rc, "lo")),
+				 gp_g4(gp_jnum(rc, "hi")));
+		snprintf(vs, sizeof(vs), " — %s%s %s's, %s%s good req/s per accelerator: %s%s%s", cb &&
+			 !strcmp(cb, "lower") ? "≥ " : cb && !strcmp(cb, "upper") ? "≤ " : "", ratio,
+			 floor, gp_jnum(c, "diff_goodput") >= 0 ? "+" : "",
+			 figure_ci(gp_jnum(c, "diff_goodput"), gp_jnum(c, "lo"), gp_jnum(c, "hi"), ""),
+			 gp_jstr(c, "verdict", "n/a"), gp_jstr(c, "reason", NULL) ? " (" : "",
+			 gp_jstr(c, "reason", NULL) ? gp_jstr(c, "reason", "") : "");
+	} else if (c)
+		snprintf(vs, sizeof(vs), " — no ratio to %s: %s", floor,
+			 gp_jstr(c, "ratio_reason", gp_jstr(c, "reason", "n/a")));
+	if (gp_jstr(c, "reason", NULL) && c && !isnan(gp_jnum(c, "ratio")))
+		strncat(vs, ")", sizeof(vs) - strlen(vs) - 1);
+	if (!isnan(gp_jnum(k, "goodput_rps_per_accel")))
+		gp_doc_item(d, "%s: %s good req/s per accelerator at %s%s req/s offered%s%s", arm,
+			    figure_ci(gp_jnum(k, "goodput_rps_per_accel"), gp_jnum(ci, "lo"), gp_jnum(ci, "hi"),
+				      lower ? "≥ " : ""), lower ? "≥ " : "", gp_g4(r), vs,
+			    lower ? " (a lower bound: its top rung clears)" : "");
+	else
+		gp_doc_item(d, "%s: %s good req/s at %s%s req/s offered (%s)%s", arm,
+			    figure_ci(gp_jnum(k, "goodput_rps"), gp_jnum(json_object_get(k, "goodput_ci"), "lo"),
+				      gp_jnum(json_object_get(k, "goodput_ci"), "hi"), lower ? "≥ " : ""),
+			    lower ? "≥ " : "", gp_g4(r), gp_jstr(k, "accelerators_reason", "no accelerators"), vs);
+}
+
+/* "est [lo, hi]" in g4, after pre (e.g. "≥ " before a lower bound); "est" alone without bounds. */
+static const char *figure_ci(double est, double lo, double hi, const char *pre)
+{
+	static char ring[8][160];
+	static unsigned k;
+	char *b = ring[k++ % 8];
+
+	if (isnan(est))
+		return "n/a";
+	if (isnan(lo) || isnan(hi))
+		snprintf(b, sizeof(ring[0]), "%s%s", pre, gp_g4(est));
+	else
+		snprintf(b, sizeof(ring[0]), "%s%s [%s, %s]", pre, gp_g4(est), gp_g4(lo), gp_g4(hi));
+	return b;
+}
+
+static const json_t *knee_compare_of(const struct gp_records *m, const char *arm)
+{
+	const json_t *o;
+	size_t i = 0;
+
+	while ((o = gp_records_next(m, "knee_compare", &i)))
+		if (gp_same_str(gp_jstr(o, "arm", NULL), arm))
+			return o;
+	return NULL;
+}
+
+/*
+ * The headline, first: per arm its goodput@SLO per accelerator at its knee
+ * with its interval and the knee's offered rate, and against the floor arm
+ * the ratio (Fieller) and the difference (Welch) with their intervals and
+ * the verdict; a knee that is a bound says so (≥, or below the lowest rung),
+ * never as a point.  Then the good-fraction plot.
+ */
+static void sec_headline(struct gp_doc *d, const struct gp_records *m, int drawn)
+{
+	const json_t *k, *fk = NULL;
+	const char *floor = NULL;
+	size_t i = 0;
+
+	if (!gp_records_count(m, "knee")) {
+		not_measured(d, "no knee records (gp-analyze writes one per arm)");
+	} else {
+		while ((k = gp_records_next(m, "knee_compare", &i)))
+			floor = gp_jstr(k, "vs", floor);
+		i = 0;
+		while ((k = gp_records_next(m, "knee", &i)))
+			if (gp_same_str(gp_jstr(k, "arm", NULL), floor))
+				fk = k;
+		gp_doc_para(d, "Good req/s per accelerator at each arm's knee (the highest rate whose mean good "
+			    "fraction clears %s), %sintervals over reps%s%s%s:",
+			    gp_g4(gp_records_target(m)), gp_rfmt(GP_PCT, isnan(gp_jnum(gp_records_last(m, "slo"), "level")) ? 0.95 :
+						gp_jnum(gp_records_last(m, "slo"), "level")),
+			    floor ? "; against the floor arm " : "", floor ? floor : "",
+			    floor ? ", the ratio (Fieller) and the difference (Welch)" : "");
+		if (fk)
+			headline_item(d, fk, NULL, NULL);
+		i = 0;
+		while ((k = gp_records_next(m, "knee", &i)))
+			if (k != fk)
+				headline_item(d, k, knee_compare_of(m, gp_jstr(k, "arm", "")), floor);
+	}
+	if (drawn)
+		gp_doc_figure(d, "goodfrac.png", "goodfrac.svg",
+			      "Good fraction vs offered rate per arm, with the target line and the knee marked.");
 }
 
 static void knee_compare_table(struct gp_doc *d, const struct gp_records *m)
@@ -766,8 +908,7 @@ static void sec_goodfrac(struct gp_doc *d, const struct gp_records *m, int drawn
 		return;
 	}
 	if (drawn)
-		gp_doc_figure(d, "goodfrac.png", "goodfrac.svg",
-			      "Good fraction vs offered rate per arm, with the target line and the knee marked.");
+		gp_doc_para(d, "The plot of these figures is under the headline.");
 	TABLE(d, "lrrrlrrrrr", "arm", "rate (req/s)", "reps", "mean good fraction", "CI over reps", "CV",
 	      "achieved (req/s)", "goodput (req/s)", "attempted", "failed");
 	while ((o = gp_records_next(m, "arm_summary", &i))) {
@@ -913,6 +1054,68 @@ static void sec_compare(struct gp_doc *d, const struct gp_records *m)
 	}
 }
 
+/* The rungs the adaptive ladder added, and why; a limit reached. */
+static void sec_grown(struct gp_doc *d, const struct gp_records *m)
+{
+	const json_t *o;
+	size_t i = 0;
+
+	gp_doc_heading(d, 3, "Rungs added by the adaptive ladder");
+	if (!gp_records_count(m, "rung_added") && !gp_records_count(m, "ladder_limit")) {
+		gp_doc_para(d, "None: no rung_added record (the calibrated rungs bracketed every knee, or the "
+			    "protocol's ladder does not grow).");
+		return;
+	}
+	if (gp_records_count(m, "rung_added")) {
+		TABLE(d, "rlrrrrl", "rate (req/s)", "direction", "step", "from (req/s)", "ratio", "reps", "why");
+		while ((o = gp_records_next(m, "rung_added", &i))) {
+			gp_doc_cell(d, "%s", gp_g4(gp_jnum(o, "rate_rps")));
+			gp_doc_cell(d, "%s", gp_jstr(o, "direction", ""));
+			gp_doc_cell(d, "%s", gp_g4(gp_jnum(o, "step")));
+			gp_doc_cell(d, "%s", gp_g4(gp_jnum(o, "from_rate_rps")));
+			gp_doc_cell(d, "%s", gp_g4(gp_jnum(o, "ratio")));
+			gp_doc_cell(d, "%s", gp_g4(gp_jnum(o, "reps")));
+			gp_doc_cell(d, "%s", gp_jstr(o, "reason", ""));
+		}
+	}
+	i = 0;
+	while ((o = gp_records_next(m, "ladder_limit", &i)))
+		gp_doc_item(d, "limit %s: %s", gp_jstr(o, "direction", ""), gp_jstr(o, "reason", ""));
+}
+
+/* What each rung resolves, and what would resolve delta. */
+static void sec_power(struct gp_doc *d, const struct gp_records *m)
+{
+	const json_t *o;
+	size_t i = 0;
+
+	gp_doc_heading(d, 3, "Power: the smallest difference each rung resolves");
+	if (!gp_records_count(m, "power")) {
+		not_measured(d, "no power records (gp-analyze --floor ARM)");
+		return;
+	}
+	gp_doc_para(d, "The noise floor's half-width (the floor arm's t-interval over reps) is the smallest "
+		    "difference in good fraction a rung can resolve; a TOST margin delta below it cannot be "
+		    "claimed.  What would resolve delta: the reps at this run length, or the requests per rep "
+		    "(and the run length at the rung's achieved rate) at these reps.");
+	TABLE(d, "lrrrrrlrrr", "floor arm", "rate (req/s)", "reps", "requests per rep", "resolves", "delta",
+	      "resolvable", "reps for delta", "requests per rep for delta", "run length for delta (s)");
+	while ((o = gp_records_next(m, "power", &i))) {
+		int res = gp_jtri(o, "resolvable");
+
+		gp_doc_cell(d, "%s", gp_jstr(o, "arm", ""));
+		gp_doc_cell(d, "%s", gp_g4(gp_jnum(o, "rate_rps")));
+		gp_doc_cell(d, "%s", gp_g4(gp_jnum(o, "reps")));
+		gp_doc_cell(d, "%s", gp_rfmt(GP_F1, gp_jnum(o, "requests_per_rep")));
+		gp_doc_cell(d, "%s", gp_f3(gp_jnum(o, "half_width")));
+		gp_doc_cell(d, "%s", gp_g4(gp_jnum(o, "delta")));
+		gp_doc_cell(d, "%s", res == 1 ? "yes" : res == 0 ? "NO" : "n/a");
+		gp_doc_cell(d, "%s", gp_g4(gp_jnum(o, "reps_for_delta")));
+		gp_doc_cell(d, "%s", gp_g4(gp_jnum(o, "requests_for_delta")));
+		gp_doc_cell(d, "%s", gp_rfmt(GP_F1, gp_jnum(o, "duration_s_for_delta")));
+	}
+}
+
 static void sec_validity(struct gp_doc *d, const struct gp_records *m)
 {
 	const json_t *v = gp_records_last(m, "validity"), *o, *r;
@@ -1028,7 +1231,8 @@ static void sec_inputs(struct gp_doc *d, const struct gp_records *m)
 {
 	static const char *const types[] = {
 		"slo", "goodfrac", "arm_summary", "noise_floor", "compare", "knee", "discard", "validity",
-		"knee_compare", "stability", "integrity", "dual_proof", "verdict", "health", "health_summary", "calib_step",
+		"knee_compare", "power", "rung_added", "ladder_limit", "stability", "integrity", "dual_proof", "verdict",
+		"health", "health_summary", "calib_step",
 		"capacity", "ladder", "probe_sample", "probe", "run", "run_end",
 	};
 	char *s = gp_xasprintf("%ld request", m->requests);
@@ -1192,15 +1396,19 @@ static struct gp_doc *build(const struct gp_records *m, const struct opts *o, do
 	if (o->no_plots)
 		gp_doc_para(d, "Plots not drawn (--no-plots).");
 	sec_verdict(d, m);
+	sec_headline(d, m, dr->goodfrac);
+	sec_reasons(d, m);
 	sec_knee(d, m);
 	sec_slo(d, m);
 	sec_protocol(d, m, o);
 	sec_health(d, m);
 	sec_calib(d, m, dr->calib);
+	sec_grown(d, m);
 	sec_probe(d, m, dr->probe);
 	sec_goodfrac(d, m, dr->goodfrac);
 	sec_latency(d, m, rate, why, dr->cdf);
 	sec_compare(d, m);
+	sec_power(d, m);
 	sec_validity(d, m);
 	sec_stability(d, m);
 	sec_integrity(d, m);

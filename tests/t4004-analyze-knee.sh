@@ -120,4 +120,40 @@ test_expect_success 'the crossing sits exactly on a rung that meets the target' 
 	gp-analyze $A onrung | jq -c "select(.type == \"knee\")" >k &&
 	jall ".rate_rps == 1 and .crossing_rate_rps == 1 and .good_fraction == 0.9" k
 '
+# A knee that is a bound makes the knee comparison one-sided.  5 reps a
+# rung.  x clears 1 and 2 rps (its top rung: a lower bound), f clears 1 and
+# fails 2 (bracketed), g has one rung, 1 rps, that clears (a lower bound);
+# y clears 1 and 2 and fails 4 (bracketed at 2).
+{
+	for rep in 1 2 3 4 5; do
+		run x 1 $rep 20; run x 2 $rep 20
+		run f 1 $rep 20; run f 2 $rep 10
+		run g 1 $rep 20
+		run y 1 $rep 20; run y 2 $rep 19; run y 4 $rep 8
+	done
+	echo '{"type":"validity","kept":1,"discarded":0,"rules":[]}'
+} >inb
+test_expect_success 'knee: bracketed, or a bound (lower on the top rung, upper with no clearing rung)' '
+	gp-analyze $A --accelerators 1 --floor f inb >outb &&
+	jq -c "select(.type == \"knee\")" outb >kb &&
+	jall "(.arm == \"f\" or .arm == \"y\") == .bracketed" kb &&
+	jall "if .arm == \"x\" or .arm == \"g\" then .bound == \"lower\" and .bound_rate_rps == .rate_rps else .bound == null end" kb
+'
+test_expect_success 'knee_compare: a lower bound over a floor point keeps its WIN, the ratio by Fieller' '
+	jq -c "select(.type == \"knee_compare\" and .arm == \"x\")" outb >c &&
+	jall ".bound == \"lower\" and .verdict == \"WIN\" and .ratio_ci.method == \"fieller\"
+		and .ratio_ci.lo > 1 and .ratio_ci.hi > .ratio and .goodput_vs == 1" c &&
+	near "$(jq -r .ratio c)" 2 1e-12
+'
+test_expect_success 'knee_compare: over a floor that is a lower bound, a WIN is INCONCLUSIVE, a LOSS stands' '
+	gp-analyze $A --accelerators 1 --floor g inb >outg &&
+	jq -c "select(.type == \"knee_compare\" and .arm == \"y\")" outg >cy &&
+	jall ".bound == \"upper\" and .diff_goodput > 0 and .lo > 0 and .verdict == \"INCONCLUSIVE\"
+		and (.reason | test(\"floor.s knee is on its top rung\"))" cy &&
+	gp-analyze $A --accelerators 1 --floor x inb >outx &&
+	jq -c "select(.type == \"knee_compare\" and .arm == \"f\")" outx >cf &&
+	jall ".bound == \"upper\" and .verdict == \"LOSS\" and .ratio < 1 and .ratio_ci.hi < 1" cf &&
+	jq -c "select(.type == \"knee_compare\" and .arm == \"g\")" outx >cg &&
+	jall ".bound == \"indeterminate\" and .verdict == \"INCONCLUSIVE\"" cg
+'
 test_done

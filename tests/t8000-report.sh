@@ -50,6 +50,27 @@ test_expect_success 'writes report.md, five plots and the HTML page' '
 	test -s out/report.md && test -s out/report.html &&
 	for p in goodfrac ttft_cdf tpot_cdf probe calib; do test -s out/$p.png && test -s out/$p.svg || exit 1; done
 '
+test_expect_success 'first: the verdict, the headline (each knee, the ratio to the floor with its interval), the plot' '
+	sed -n "/^## /{p;q}" out/report.md | grep -qx "## Verdict and headline" &&
+	awk "/^## /{n++} n == 1" out/report.md >first &&
+	grep -q "PUBLISHABLE" first && grep -q "goodfrac.png" first &&
+	jq -r "select(.type == \"knee\" and .rate_rps != null) | .arm" analysis.ndjson >karms && test -s karms &&
+	for a in $(cat karms); do grep -q "^- $a: " first || { echo "no headline for $a"; exit 1; }; done &&
+	jq -r "select(.type == \"knee_compare\" and .ratio != null) | [.arm, .ratio, .ratio_ci.lo, .ratio_ci.hi] | @tsv" analysis.ndjson >ratios &&
+	test -s ratios &&
+	while IFS="	" read -r a r lo hi; do
+		want=$(printf "%.4g× [%.4g, %.4g] rr'"'"'s" $r $lo $hi)
+		grep "^- $a: " first | grep -qF "$want" || { echo "headline of $a lacks $want"; grep "^- $a" first; exit 1; }
+	done <ratios
+'
+test_expect_success 'the power table: per rung of the floor arm what it resolves and what would resolve delta' '
+	test "$(jq -s "map(select(.type == \"power\")) | length" analysis.ndjson)" = 3 &&
+	grep -q "^### Power: the smallest difference each rung resolves" out/report.md &&
+	for r in $(jq -r "select(.type == \"power\") | .rate_rps" analysis.ndjson); do
+		hw=$(jq -r --argjson r $r "select(.type == \"power\" and .rate_rps == \$r) | .half_width * 1000 | round / 1000" analysis.ndjson)
+		grep -q "^| rr | $r | 3 | 40.0 | $(printf %.3f $hw) | 0.05 |" out/report.md || { echo "power row $r"; exit 1; }
+	done
+'
 test_expect_success 'every PNG is a PNG of a real size, every SVG parses as SVG' '
 	for p in out/*.png; do
 		test "$(head -c 8 $p | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a || { echo "$p: not PNG"; exit 1; }

@@ -18,12 +18,14 @@ C=$GP_TOP/examples/campaign
 
 BASE=$(free_port_range 7) || skip_all "no free ports"
 # The demo's protocol, shortened: 2 arms, 2 rungs, 3 reps (cap 4), 2-s runs,
-# prefill-only calibration, a short trace.
+# prefill-only calibration, a short trace; the ladder grows one rung each way
+# at most.
 jq '.arms = ["rr", "chash"] | .min_reps = 3 | .rep_cap = 4 | .run.duration_s = 2 |
+    .ladder.grow = {"ratio": 1.5, "max_below": 1, "max_above": 1} | del(.run.resolution) |
     .ladder.rungs = ["unsaturated", "moderate"] | .ladder.unsaturated = 0.3 | .ladder.moderate = 0.5 |
     .slo.baseline.requests = 6 | .calibration.roles = ["prefill"] |
     .calibration.prefill.start_rps = 3 | .calibration.prefill.hold_s = 3 |
-    .trace.synth = "--requests 60 --rate-rps 10 --keys 8 --zipf 0.8 --prefix-tokens 2048 --input-tokens uniform:2100:2400 --output-tokens 16 --block-tokens 512 --seed 7"' \
+    .trace.synth = "--requests 60 --rate-rps 10 --keys 8 --zipf 0.8 --prefix-tokens 2048 --input-tokens uniform:2100:2400 --output-tokens 16 --block-tokens 512 --arrival constant --seed 7"' \
     "$C/protocol.json" >protocol.json
 # doc/campaign.md's worked example, as written.
 awk '/^## A worked example/ { w = 1 } w && /^```sh$/ { on = 1; next } on && /^```$/ { exit } on' \
@@ -47,15 +49,37 @@ test_expect_success 'phase 0 and 1: health, a saturated capacity per engine, the
 		jq -s -e "map(select(.type == \"capacity\")) | length == 1 and .[0].saturated" $O/cal/$b.ndjson >/dev/null || exit 1
 	done &&
 	jq -s -e "map(select(.type == \"ladder\")) | length >= 1" $O/ladder.ndjson >/dev/null &&
-	test "$(wc -l <$O/rates)" = 2
+	test "$(head -n 2 $O/rates | wc -l)" = 2
 '
 test_expect_success 'the SLO baseline passed validity' '
 	jq -s -e "map(select(.type == \"validity\"))[0].kept == 1" $O/baseline.ndjson >/dev/null
 '
-test_expect_success 'runs/ARM/RATE/REP.ndjson.gz: 2 arms x 2 rungs x at least 3 reps' '
+test_expect_success 'runs/ARM/RATE/REP.ndjson.gz: 2 arms x every rung (2 calibrated, the added ones) x at least 3 reps' '
+	test "$(wc -l <$O/rates)" = "$((2 + $(jq -s "map(select(.type == \"rung_added\")) | length" $O/rungs-added.ndjson)))" &&
 	for a in rr chash; do for r in $(cat $O/rates); do
 		test "$(ls $O/runs/$a/$r/*.ndjson.gz | wc -l)" -ge 3 || exit 1
 	done; done
+'
+test_expect_success 'adaptive ladder: every knee bracketed, or a bound with the limit of its way recorded' '
+	zcat $O/all.ndjson.gz | jq -c "select(.type == \"knee\") | {arm, bound}" >knees &&
+	test "$(wc -l <knees)" = 2 &&
+	while read -r k; do
+		b=$(echo "$k" | jq -r .bound)
+		case $b in
+		null) ;;
+		lower) jq -s -e "any(.[]; .type == \"ladder_limit\" and .direction == \"above\")" $O/rungs-added.ndjson >/dev/null || exit 1 ;;
+		upper) jq -s -e "any(.[]; .type == \"ladder_limit\" and .direction == \"below\")" $O/rungs-added.ndjson >/dev/null || exit 1 ;;
+		esac
+	done <knees &&
+	say "knees: $(tr "\n" " " <knees); rungs $(tr "\n" " " <$O/rates)"
+'
+test_expect_success 'adaptive ladder: an added rung is run by every arm, interleaved and seeded like the others, in the report' '
+	for r in $(jq -r "select(.type == \"rung_added\") | .rate_rps" $O/rungs-added.ndjson); do
+		jq -s -e --argjson r $r "map(select(.rate_rps == \$r and .rep <= 3)) | group_by(.rep) |
+			length == 3 and all(.[]; map(.arm) | sort == [\"chash\", \"rr\"])" $O/order.ndjson >/dev/null || exit 1
+		grep -q "Rungs added by the adaptive ladder" $O/report/report.md || exit 1
+		grep -q "| $r | " $O/report/report.md || exit 1
+	done
 '
 nruns=$(ls out/runs/*/*/*.ndjson.gz 2>/dev/null | wc -l)
 test_expect_success 'every run: a health round before and after, a probe confirmed and engaged, a cache reset' '
@@ -69,14 +93,14 @@ test_expect_success 'the runs were made in the recorded order, arms interleaved 
 		zcat $f | jq -r "select(.type == \"run\") | .started_at"
 	done >started &&
 	sort -c started &&
-	jq -s -e "map(select(.rep <= 3)) | group_by(.rate_rps, .rep) |
-		length == 6 and all(.[]; map(.arm) | sort == [\"chash\", \"rr\"])" $O/order.ndjson >/dev/null
+	jq -s -e --argjson n "$(wc -l <$O/rates)" "map(select(.rep <= 3)) | group_by(.rate_rps, .rep) |
+		length == 3 * \$n and all(.[]; map(.arm) | sort == [\"chash\", \"rr\"])" $O/order.ndjson >/dev/null
 '
 test_expect_success 'validity, analysis and publish ran: SLO from the baseline, a verdict, the relaxed threshold named' '
 	zcat $O/all.ndjson.gz | jq -s -e "
 		(map(select(.type == \"validity\")) | length == 1) and
 		(map(select(.type == \"slo\"))[0].origin == \"baseline\") and
-		(map(select(.type == \"stability\")) | length == 4) and
+		(map(select(.type == \"stability\")) | length == 2 * $(wc -l <$O/rates)) and
 		(map(select(.type == \"verdict\"))[0].reasons | any(test(\"relaxed: --min-reps 3\")))" >/dev/null &&
 	jq -s -e "map(select(.type == \"verdict\")) | length == 1" $O/verdict.ndjson >/dev/null
 '
@@ -108,5 +132,41 @@ test_expect_success 'adapt: ADD_REPLICATES below the cap adds reps, up to the ca
 	grep -q "rr at 4.5 req/s: 5 -> 8 reps" ad/adapt.log
 '
 test_expect_code 1 'adapt: at the cap, nothing more' "$A"
+
+# The adaptive ladder alone, both ways, on knee records made for it.
+mkdir -p gr
+ladder_case() { # DIR KNEES(jq array of {arm, bound, rate_rps, bound_rate_rps, good_fraction})
+	rm -rf "$1" && mkdir -p "$1" &&
+	printf '8\n12\n' >"$1/rates" &&
+	printf 'rr\t8\t5\nkv\t8\t5\nrr\t12\t5\nkv\t12\t5\n' >"$1/reps.tsv" &&
+	echo "$2" | jq -c '.[] | {type: "knee", target: 0.9} + .' | gzip >"$1/all.ndjson.gz" &&
+	jq '.arms = ["rr", "kv"] | .ladder.grow = {"ratio": 1.5, "max_below": 1, "max_above": 2}' "$C/protocol.json" >"$1/protocol.json"
+}
+G() { env FLEET=$TRASH/fleet.json PROTOCOL=$TRASH/$1/protocol.json OUT=$TRASH/$1 sh $C/campaign.sh adapt; }
+test_expect_success 'grow: bracketed knees need no rung (nothing added, nothing recorded)' '
+	ladder_case gr/none "[{\"arm\":\"rr\",\"bound\":null,\"rate_rps\":8},{\"arm\":\"kv\",\"bound\":null,\"rate_rps\":8}]" &&
+	! G gr/none 2>gr/none.err && test "$(cat gr/none/rates | tr "\n" " ")" = "8 12 " &&
+	test "$(wc -l <gr/none/reps.tsv)" = 4 && ! test -s gr/none/rungs-added.ndjson
+'
+test_expect_success 'grow: a knee on the top rung adds a rung above (top x ratio) for every arm, one below for no knee' '
+	ladder_case gr/both "[{\"arm\":\"rr\",\"bound\":\"upper\",\"rate_rps\":null,\"bound_rate_rps\":8},{\"arm\":\"kv\",\"bound\":\"lower\",\"rate_rps\":12,\"good_fraction\":0.97}]" &&
+	G gr/both 2>gr/both.err &&
+	test "$(sort -g gr/both/rates | tr "\n" " ")" = "5.3 8 12 18 " &&
+	grep -q "^rr	18	5$" gr/both/reps.tsv && grep -q "^kv	18	5$" gr/both/reps.tsv &&
+	grep -q "^rr	5.3	5$" gr/both/reps.tsv && grep -q "^kv	5.3	5$" gr/both/reps.tsv &&
+	jq -s -e "map(select(.type == \"rung_added\")) | length == 2 and
+		(map(select(.direction == \"above\"))[0] | .rate_rps == 18 and .from_rate_rps == 12 and .arms == [\"kv\"] and (.reason | test(\"kv: the top rung 12 req/s clears\"))) and
+		(map(select(.direction == \"below\"))[0] | .rate_rps == 5.3 and .arms == [\"rr\"] and (.reason | test(\"knee below 8 req/s\")))" gr/both/rungs-added.ndjson >/dev/null &&
+	grep -q "rung 18 req/s added above" gr/both.err
+'
+test_expect_success 'grow: at the limit of a way, a ladder_limit record once, and the knee stays a bound' '
+	G gr/both 2>gr/both2.err &&
+	jq -s -e "(map(select(.type == \"ladder_limit\" and .direction == \"below\")) | length == 1) and
+		(map(select(.type == \"rung_added\" and .direction == \"above\")) | length == 2)" gr/both/rungs-added.ndjson >/dev/null &&
+	test "$(sort -g gr/both/rates | tr "\n" " ")" = "5.3 8 12 18 27 " &&
+	! G gr/both 2>gr/both3.err &&
+	jq -s -e "(map(select(.type == \"ladder_limit\")) | length == 2)" gr/both/rungs-added.ndjson >/dev/null &&
+	grep -q "the knee of rr stays a bound" gr/both3.err
+'
 say "campaign: $nruns runs; $(sed -n 's/^verdict: //p' make.out)"
 test_done

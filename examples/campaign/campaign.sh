@@ -183,7 +183,12 @@ rep() { # ARM RATE REP
 	mkdir -p "$OUT/runs/$arm/$rate"
 	of=$OUT/runs/$arm/$rate/$rep.ndjson.gz
 	settings
-	replay "$arm" "$rate" "$rep" "$of.tmp.gz" --duration-s "$duration_s" || {
+	# The run length: run.duration_s, or with a planned resolution
+	# (ladder's run_requests) at least that many requests.
+	n=$(jq -r -s --argjson d "$duration_s" --argjson r "$rate" '(map(select(.binding)) + .)[0].run_requests |
+		if . == null then "" else [., ($d * $r | ceil)] | max end' "$OUT/ladder.ndjson")
+	if [ -n "$n" ]; then set -- --max-requests "$n"; else set -- --duration-s "$duration_s"; fi
+	replay "$arm" "$rate" "$rep" "$of.tmp.gz" "$@" || {
 		rc=$?
 		log "replay $tag failed (exit $rc; see $OUT/log/replay.log)"
 		exit $rc
@@ -284,8 +289,13 @@ calib() { # NAME
 
 ladder() {
 	jq -c 'select(.type == "capacity")' $(f '.backends[].name' | sed "s|.*|$OUT/cal/&.ndjson|") >"$OUT/capacity.ndjson"
+	# With run.resolution the run length is planned from it (the requests
+	# per run whose noise floor resolves delta at good_fraction over min_reps).
+	set -- $(jq -r 'if .run.resolution then "--resolution \(.run.resolution.delta // .delta)
+		--plan-good-fraction \(.run.resolution.good_fraction // .target) --plan-reps \(.min_reps)
+		--level \(.level // 0.95)" else "" end' "$PROTOCOL")
 	gp-calibrate ladder --trace "$TRACE" --unsaturated "$(p .ladder.unsaturated)" \
-		--moderate "$(p .ladder.moderate)" --saturated "$(p .ladder.saturated)" \
+		--moderate "$(p .ladder.moderate)" --saturated "$(p .ladder.saturated)" "$@" \
 		"$OUT/capacity.ndjson" >"$OUT/ladder.ndjson"
 	# The binding role's rates, rounded to the protocol's step: the rungs.
 	jq -r -s --argjson r "$(p '.ladder.round // 0.1')" \
@@ -298,7 +308,7 @@ ladder() {
 	jq -r -s --slurpfile t "$TRACE" '[.[] | select(.role == "prefill") | .capacity_tok_s // empty] | min as $c |
 		($t | map(.input_tokens) | max) as $n | if $c and $n then $n / $c else empty end' \
 		"$OUT/capacity.ndjson" >"$OUT/longest-prefill-s"
-	log "ladder: $(jq -r -s '(map(select(.binding)) + .)[0] | "\(.role) binding, reference \(.reference)"' "$OUT/ladder.ndjson"), rungs $(tr '\n' ' ' <"$OUT/rates")req/s"
+	log "ladder: $(jq -r -s '(map(select(.binding)) + .)[0] | "\(.role) binding, reference \(.reference)\(if .run_requests then ", at least \(.run_requests) requests a run (resolution \(.resolution.delta) at a good fraction of \(.resolution.good_fraction) over \(.resolution.reps) reps)" else "" end)"' "$OUT/ladder.ndjson"), rungs $(tr '\n' ' ' <"$OUT/rates")req/s"
 }
 
 # The run order: per rung (ascending), rep by rep, the arms sorted by
@@ -348,9 +358,63 @@ plan() {
 	rm -f "$OUT/order.tmp" "$OUT/order.new"
 }
 
+# The adaptive ladder (protocol ladder.grow: ratio, max_below, max_above):
+# while an arm's knee is not bracketed (gp-analyze's knee bound: "upper", no
+# rung clears; "lower", the top rung clears), one rung is added that way —
+# the lowest rung / ratio, or the highest x ratio, rounded like the others —
+# for every arm, at min_reps reps, at most max_below / max_above rungs each
+# way.  Each added rung is a rung_added record in OUT/rungs-added.ndjson
+# (why: the arms and their knees); a way whose limit is reached is a
+# ladder_limit record there, once (the knee stays a bound).  Exit 0 when a
+# rung was added.
+grow() {
+	local ratio maxb maxa rnd min arms rate dir added=1
+	eval "$(jq -r '@sh "ratio=\(.ladder.grow.ratio // 0) maxb=\(.ladder.grow.max_below // 0) maxa=\(.ladder.grow.max_above // 0) rnd=\(.ladder.round // 0.1) min=\(.min_reps) target=\(.target)"' "$PROTOCOL")"
+	[ "$ratio" != 0 ] || return 1
+	touch "$OUT/rungs-added.ndjson"
+	for dir in below above; do
+		arms=$(zcat "$OUT/all.ndjson.gz" | jq -r --arg b "$([ $dir = below ] && echo upper || echo lower)" \
+			'select(.type == "knee" and .bound == $b) | .arm' | tr '\n' ' ')
+		[ -n "$arms" ] || continue
+		n=$(jq -s --arg d $dir 'map(select(.type == "rung_added" and .direction == $d)) | length' "$OUT/rungs-added.ndjson")
+		lim=$([ $dir = below ] && echo "$maxb" || echo "$maxa")
+		if [ "$n" -ge "$lim" ]; then
+			jq -s -e --arg d $dir 'any(.[]; .type == "ladder_limit" and .direction == $d)' "$OUT/rungs-added.ndjson" >/dev/null ||
+				jq -n -c --arg d $dir --argjson k "$lim" --arg arms "$arms" '{type: "ladder_limit", direction: $d,
+					max: $k, arms: ($arms | split(" ") | map(select(. != ""))),
+					reason: "\($k) rung(s) added \($d) the calibrated ones, the protocol'"'"'s limit: these knees stay bounds"}' >>"$OUT/rungs-added.ndjson"
+			log "ladder: the limit of $lim rung(s) $dir is reached; the knee of ${arms% } stays a bound"
+			continue
+		fi
+		from=$(sort -g "$OUT/rates" | { [ $dir = below ] && head -n 1 || tail -n 1; })
+		rate=$(awk -v f="$from" -v q="$ratio" -v r="$rnd" -v d=$dir 'BEGIN {
+			x = d == "below" ? f / q : f * q; x = int(x / r + 0.5) * r
+			if (d == "below" && x >= f) x = f - r
+			if (d == "above" && x <= f) x = f + r
+			printf "%.10g\n", int(x * 1000 + 0.5) / 1000 }')
+		awk -v x="$rate" 'BEGIN { exit !(x > 0) }' || { log "ladder: no rung below $from req/s"; continue; }
+		echo "$rate" >>"$OUT/rates"
+		for arm in $(p '.arms[]'); do printf '%s\t%s\t%s\n' "$arm" "$rate" "$min"; done >>"$OUT/reps.tsv"
+		zcat "$OUT/all.ndjson.gz" | jq -c -s --arg d $dir --argjson rate "$rate" --argjson from "$from" \
+			--argjson q "$ratio" --argjson step $((n + 1)) --argjson min "$min" '
+			[.[] | select(.type == "knee" and .bound == (if $d == "below" then "upper" else "lower" end))] as $k |
+			{type: "rung_added", rate_rps: $rate, direction: $d, step: $step, from_rate_rps: $from, ratio: $q,
+			 reps: $min, arms: ($k | map(.arm)),
+			 reason: ($k | map(if $d == "below" then "\(.arm): no rung clears the target \(.target) (knee below \(.bound_rate_rps) req/s)"
+				else "\(.arm): the top rung \(.rate_rps) req/s clears the target \(.target) (good fraction \(.good_fraction * 1000 | round / 1000))" end) | join("; "))}' \
+			>>"$OUT/rungs-added.ndjson"
+		log "ladder: rung $rate req/s added $dir ($(tail -n 1 "$OUT/rungs-added.ndjson" | jq -r .reason))"
+		added=0
+	done
+	return $added
+}
+
 # ADD_REPLICATES on a rung below the cap: the reps publish asks for, up to
-# the cap (counted in reps run, discarded ones included).
+# the cap (counted in reps run, discarded ones included); and the ladder
+# grown (grow, above).  Exit 0 when anything was added.
 adapt() {
+	grown=1
+	grow && grown=0
 	cap=$(p .rep_cap)
 	zcat "$OUT/all.ndjson.gz" | jq -r 'select(.type == "stability" and .verdict == "ADD_REPLICATES") |
 		"\(.arm)\t\(.rate_rps)\t\(.add_reps // 1)"' >"$OUT/adapt.tmp"
@@ -369,11 +433,11 @@ adapt() {
 		log "adaptive replicates: $(tail -n "$(wc -l <"$OUT/adapt.tmp")" "$OUT/adapt.log" | tr '\n' ';')"
 	fi
 	rm -f "$OUT/reps.new" "$OUT/adapt.tmp"
-	[ $rc = 0 ]
+	[ $rc = 0 ] || [ $grown = 0 ]
 }
 
 table() {
-	zcat "$OUT/all.ndjson.gz" | jq -r -s -f "$(dirname "$me")/table.jq"
+	{ zcat "$OUT/all.ndjson.gz"; cat "$OUT/rungs-added.ndjson" 2>/dev/null; } | jq -r -s -f "$(dirname "$me")/table.jq"
 }
 
 cmd=${1:-}

@@ -168,3 +168,26 @@ a=(r2-r1)*(T-m2)/(m1-m2)**2; b=(r2-r1)*(m1-T)/(m1-m2)**2
 v1=np.var(X,ddof=1)/5; v2=np.var(Y,ddof=1)/5; t1=a*a*v1; t2=b*b*v2
 df=(t1+t2)**2/(t1*t1/4+t2*t2/4); h=st.t.ppf(.975,df)*np.sqrt(t1+t2)
 print("cross", repr(c), repr(c-h), repr(c+h), repr(df))
+
+# ---- ratio of two means (tost.h gp_ratio_interval): Fieller's interval,
+# found here by root-finding on the pivot (scipy.optimize.brentq), not by the
+# closed form the C code uses.
+from scipy.optimize import brentq
+def fieller(a,b,fa,fb,L=.95):
+    a=np.array(a);b=np.array(b)
+    va=max(a.var(ddof=1),fa)/len(a); vb=max(b.var(ddof=1),fb)/len(b)
+    R=a.mean()/b.mean(); tx=va; ty=R*R*vb
+    df=(tx+ty)**2/(tx*tx/(len(a)-1)+ty*ty/(len(b)-1)); t=st.t.ppf(1-(1-L)/2,df)
+    g=lambda r:(a.mean()-r*b.mean())**2-t*t*(va+r*r*vb)
+    return R,brentq(g,-1e3,R),brentq(g,R,1e3),df
+G1=[18.2,17.1,19.4,18.8,17.9]; G2=[8.1,7.6,8.4,7.9,8.3,8.0]
+print("fieller f=0", [repr(x) for x in fieller(G1,G2,0,0)])
+print("fieller floors", [repr(x) for x in fieller(G1,G2,0.9,0.2)])
+
+# ---- power (power.h): half-width t.ppf(.975, N-1) sqrt(v/N); reps and
+# requests for delta, by search over N and n with scipy's t.ppf.
+def hw(v,N,L=.95): return st.t.ppf(1-(1-L)/2,N-1)*math.sqrt(v/N)
+print("power hw", repr(hw(0.0291/18,5)), repr(hw(0.01,10)))
+print("power reps", next(N for N in range(2,100) if hw(0.01,N)<=0.05))
+def req(p,tau2,N,d): return next(n for n in range(1,100000) if hw(p*(1-p)/n+tau2,N)<=d)
+print("power requests", req(0.97,0,5,0.05), req(0.9,0,5,0.05), req(0.9,0.0003,5,0.05))

@@ -417,6 +417,7 @@ static const char css[] =
 	"font-variant-numeric:tabular-nums}"
 	"pre{background:#f5f5f5;padding:.6em;overflow-x:auto;font-size:.85em}"
 	"figure{margin:1em 0}img{max-width:100%;border:1px solid #ddd}"
+	"figure:first-of-type img{max-height:50vh}"
 	"figcaption{font-size:.9em;color:#555}";
 
 int gp_doc_write_html(const struct gp_doc *d, FILE *f, const char *dir, const char **bad)

@@ -12,7 +12,9 @@
  * spaces when it would be wider, except inside [ ] and just before one (a
  * figure and its interval "x [lo, hi]" stay on one line); no text is cut.
  * One that still cannot fit (a narrow window) scrolls in its own box: the
- * page never grows wider than the window.
+ * page never grows wider than the window.  The first figure is shown at most
+ * half the window high, so that it shares the first screen with what comes
+ * before it (a report's verdict and headline).
  *
  * Ownership: every string passed in is copied; the document owns its blocks
  * until gp_doc_free.  Errors are sticky: an allocation failure marks the

@@ -274,3 +274,11 @@ const char *gp_endpoint_label(const json_t *o)
 	snprintf(b, sizeof(ring[0]), "%s (%s)", gp_jstr(o, "backend", ""), gp_endpoint_of(o));
 	return b;
 }
+
+double gp_records_target(const struct gp_records *m)
+{
+	const json_t *k = gp_records_last(m, "knee");
+	double t = gp_jnum(k, "target");
+
+	return isnan(t) ? gp_jnum(gp_records_last(m, "slo"), "target") : t;
+}

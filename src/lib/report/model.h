@@ -62,6 +62,9 @@ void gp_records_release(struct gp_records *m);
 const json_t *gp_records_next(const struct gp_records *m, const char *type, size_t *i);
 size_t gp_records_count(const struct gp_records *m, const char *type);
 const json_t *gp_records_last(const struct gp_records *m, const char *type);
+/* The good-fraction target: the last knee record's, else the slo record's;
+ * NaN when neither says. */
+double gp_records_target(const struct gp_records *m);
 
 /* The arm's place in the palette (0 for an arm it does not hold). */
 size_t gp_records_slot(const struct gp_records *m, const char *arm);

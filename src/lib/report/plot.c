@@ -288,14 +288,6 @@ static const json_t *knee_of(const struct gp_records *m, const char *arm)
 	return k;
 }
 
-/* The good-fraction target: the knee's, else the slo record's; NaN: none. */
-static double target_of(const struct gp_records *m)
-{
-	const json_t *k = gp_records_last(m, "knee");
-	double t = gp_jnum(k, "target");
-
-	return isnan(t) ? gp_jnum(gp_records_last(m, "slo"), "target") : t;
-}
 
 struct pt {
 	double x, y, lo, hi;
@@ -406,7 +398,7 @@ static int plot_goodfrac(struct plotter *p, const struct gp_records *m)
 	size_t na = arms_of(p, m, "arm_summary", &arms);
 	struct body b, pl;
 	FILE *f, *g;
-	double xmax = 0, t = target_of(m), yr[2] = { 0, 1 };
+	double xmax = 0, t = gp_records_target(m), yr[2] = { 0, 1 };
 	char *body, *plot;
 
 	if (!na) {

@@ -210,3 +210,44 @@ int gp_crossing_interval(double r1, const double *x, size_t nx, double fx, doubl
 	tint_finish(o, t1 + t2);
 	return 0;
 }
+
+int gp_ratio_interval(const double *x, size_t nx, double fx, const double *y, size_t ny,
+		      double fy, double level, struct gp_tint *o)
+{
+	double mx, my, vx, vy, r, tx, ty, tq, a, b, disc;
+
+	tint_nan(o, level);
+	o->n = nx;
+	o->n_vs = ny;
+	if (!nx || !ny)
+		return -1;
+	mx = gp_mean(x, nx);
+	my = gp_mean(y, ny);
+	if (my == 0)
+		return -1;
+	o->est = r = mx / my;
+	if (nx < 2 || ny < 2)
+		return -1;
+	vx = floored_var(x, nx, fx, o) / (double)nx;
+	vy = floored_var(y, ny, fy, o) / (double)ny;
+	tx = vx;
+	ty = r * r * vy;
+	if (!(tx + ty > 0)) {		/* no spread at all: the ratio is known */
+		o->df = NAN;
+		o->se = o->half_width = 0;
+		o->lo = o->hi = r;
+		return 0;
+	}
+	o->df = (tx + ty) * (tx + ty) /
+		(tx * tx / (double)(nx - 1) + ty * ty / (double)(ny - 1));
+	o->se = sqrt(tx + ty) / fabs(my);	/* the delta method's, for reference */
+	tq = gsl_cdf_tdist_Pinv(1 - (1 - level) / 2, o->df);
+	a = my * my - tq * tq * vy;
+	b = mx * my;
+	disc = tq * tq * (mx * mx * vy + my * my * vx) - tq * tq * tq * tq * vx * vy;
+	if (!(a > 0) || disc < 0)	/* my not resolved from 0: unbounded */
+		return -1;
+	o->lo = (b - sqrt(disc)) / a;
+	o->hi = (b + sqrt(disc)) / a;
+	return 0;
+}

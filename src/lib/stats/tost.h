@@ -122,4 +122,25 @@ int gp_crossing_interval(double r1, const double *x, size_t nx, double fx, doubl
 			 const double *y, size_t ny, double fy, double target, double level,
 			 struct gp_tint *out);
 
+/*
+ * The ratio of two means over independent per-rep samples, mean(x)/mean(y)
+ * (an arm's goodput at its knee over the floor arm's at its own), with
+ * Fieller's interval (Fieller 1954; the form for two independent means) and
+ * the floors and degrees of freedom of gp_welch_interval:
+ *   v_x = max(s_x², f_x)/N_x,  v_y = max(s_y², f_y)/N_y,  R = x̄/ȳ
+ *   df = (v_x + R² v_y)² / (v_x²/(N_x − 1) + R⁴ v_y²/(N_y − 1))
+ *        (Satterthwaite's, for the pivot x̄ − R ȳ at the estimate)
+ *   the set {ρ : (x̄ − ρ ȳ)² ≤ t² (v_x + ρ² v_y)},  t = t_{1−(1−L)/2, df}:
+ *   with a = ȳ² − t² v_y and D = t² (x̄² v_y + ȳ² v_x) − t⁴ v_x v_y,
+ *   [lo, hi] = (x̄ȳ ∓ √D) / a
+ * The interval is not symmetric about R (half_width is NaN; se is the delta
+ * method's, √(v_x + R² v_y)/|ȳ|, for reference).  When a ≤ 0 the
+ * denominator's mean is not resolved from zero and the set is unbounded: -1
+ * with lo, hi NaN (est stays R).  No spread at all: lo = hi = R, df NaN.
+ * Also -1 when a sample has fewer than 2 values or ȳ = 0 (est NaN then).
+ * Coverage measured by bench/bench-coverage.sh and tests/unit/t-tost.c.
+ */
+int gp_ratio_interval(const double *x, size_t nx, double fx, const double *y, size_t ny,
+		      double fy, double level, struct gp_tint *out);
+
 #endif
