@@ -20,6 +20,7 @@
 static const char *const names[GP_STREAM_NCLASS] = {
 	NULL, "connect", "http_status", "not_streamed", "timeout", "hang", "truncated", "reset",
 	"invalid_framing", "cancelled", "empty", "stream_error", "other", "tls",
+	"abandoned",
 };
 
 const char *gp_stream_class_name(int cls)

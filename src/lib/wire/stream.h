@@ -34,7 +34,9 @@
  * cancelled (interrupted), stream_error (an in-stream {"error":…} event),
  * empty (a complete stream without one content token), other, tls (the
  * TLS handshake failed or the server's certificate did not verify: nothing
- * sent; a caller stops as for connect).
+ * sent; a caller stops as for connect), abandoned (never sent: an earlier
+ * turn of its session failed and the replay's policy gave the session up;
+ * the stream itself never carries it, gp-replay records it).
  *
  * Ownership: a struct gp_stream is embedded in the caller's per-request
  * struct; gp_stream_init creates its transfer with the caller's `user`
@@ -56,7 +58,7 @@ enum gp_stream_class {
 	GP_STREAM_OK = 0, GP_STREAM_CONNECT, GP_STREAM_HTTP_STATUS, GP_STREAM_NOT_STREAMED,
 	GP_STREAM_TIMEOUT, GP_STREAM_HANG, GP_STREAM_TRUNCATED, GP_STREAM_RESET,
 	GP_STREAM_INVALID_FRAMING, GP_STREAM_CANCELLED, GP_STREAM_EMPTY, GP_STREAM_STREAM_ERROR,
-	GP_STREAM_OTHER, GP_STREAM_TLS, GP_STREAM_NCLASS
+	GP_STREAM_OTHER, GP_STREAM_TLS, GP_STREAM_ABANDONED, GP_STREAM_NCLASS
 };
 
 /* The record's name of a class ("connect", …); NULL for GP_STREAM_OK. */
