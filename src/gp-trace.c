@@ -37,7 +37,8 @@ static const char usage[] =
 "                      [--prefix-tokens P] [--input-tokens DIST] [--output-tokens DIST]\n"
 "                      [--arrival poisson|gamma|constant] [--burstiness B]\n"
 "                      [--block-tokens T] [--seed S] [-o FILE[.gz]] [-z]\n"
-"                      [--sessions N [--turns DIST] [--think-s SDIST]]\n"
+"                      [--sessions N [--turns DIST] [--think-s SDIST]\n"
+"                       [--first-input-tokens DIST]]\n"
 "       gp-trace from-mooncake [--key-blocks N] [-o FILE[.gz]] [-z] [FILE]\n"
 "       gp-trace from-azure [-o FILE[.gz]] [-z] [FILE]\n"
 "       gp-trace from-burstgpt [--sessions on|off] [-o FILE[.gz]] [-z] [FILE]\n"
@@ -69,6 +70,8 @@ static const char usage[] =
 "  --think-s SD        pause before turns 2.. after the previous one completed\n"
 "                      (default 5): S | uniform:A:B | exp:MEAN |\n"
 "                      lognormal:MEDIAN:SIGMA, seconds\n"
+"  --first-input-tokens D  turn 1's message (default: --input-tokens), e.g. a\n"
+"                      document the later, shorter turns ask about\n"
 "from-mooncake: Mooncake JSONL (ms timestamps, 512-token hash_ids).\n"
 "  --key-blocks N      cache_key = the first N hash_ids (default 2; 0: none)\n"
 "from-azure: Azure LLM inference CSV (TIMESTAMP,ContextTokens,GeneratedTokens).\n"
@@ -107,6 +110,8 @@ struct opts {
 	long sessions;		/* 0: independent requests */
 	struct gp_dist turns;
 	struct gp_secs think;
+	struct gp_dist first_dist;
+	int first_set;
 	int requests_set, sess_opt_set;
 	const char *output;
 	int gzip;
@@ -296,7 +301,8 @@ static void cmd_synth_sessions(const struct opts *o)
 			t0 += gp_arrival_gap((enum gp_arrival)o->arrival, o->rate_rps, o->burstiness, ra);
 		t = t0;
 		for (long j = 1; j <= turns; j++) {
-			long in = gp_dist_draw(&o->in_dist, ri), outt = gp_dist_draw(&o->out_dist, ro);
+			long in = gp_dist_draw(j == 1 && o->first_set ? &o->first_dist : &o->in_dist, ri);
+			long outt = gp_dist_draw(&o->out_dist, ro);
 			double think = j > 1 ? nearbyint(gp_secs_draw(&o->think, rth) * 1e6) / 1e6 : 0;
 			size_t nb = (size_t)((in + o->block_tokens - 1) / o->block_tokens);
 			size_t pb = j == 1 && zipf ? (size_t)prefix_blocks : 0;
@@ -941,7 +947,7 @@ static void cmd_prompt(const struct opts *o)
 
 enum {
 	O_REQUESTS = 256, O_RATE, O_KEYS, O_ZIPF, O_PREFIX, O_IN, O_OUT, O_ARRIVAL,
-	O_BURST, O_BLOCK, O_SEED, O_KEYBLOCKS, O_SESSIONS, O_TURNS, O_THINK, O_VERSION,
+	O_BURST, O_BLOCK, O_SEED, O_KEYBLOCKS, O_SESSIONS, O_TURNS, O_THINK, O_FIRST, O_VERSION,
 };
 
 /* Which subcommands take each option (bit per enum cmd). */
@@ -954,7 +960,7 @@ static const struct {
 	{O_ZIPF, B(C_SYNTH)}, {O_PREFIX, B(C_SYNTH)}, {O_IN, B(C_SYNTH)}, {O_OUT, B(C_SYNTH)},
 	{O_ARRIVAL, B(C_SYNTH)}, {O_BURST, B(C_SYNTH)}, {O_SEED, B(C_SYNTH)},
 	{O_BLOCK, B(C_SYNTH) | B(C_PROMPT)}, {O_KEYBLOCKS, B(C_MOONCAKE)},
-	{O_SESSIONS, B(C_SYNTH) | B(C_BURSTGPT)}, {O_TURNS, B(C_SYNTH)}, {O_THINK, B(C_SYNTH)},
+	{O_SESSIONS, B(C_SYNTH) | B(C_BURSTGPT)}, {O_FIRST, B(C_SYNTH)}, {O_TURNS, B(C_SYNTH)}, {O_THINK, B(C_SYNTH)},
 };
 
 static const struct option longopts[] = {
@@ -973,6 +979,7 @@ static const struct option longopts[] = {
 	{"sessions", required_argument, NULL, O_SESSIONS},
 	{"turns", required_argument, NULL, O_TURNS},
 	{"think-s", required_argument, NULL, O_THINK},
+	{"first-input-tokens", required_argument, NULL, O_FIRST},
 	{"output", required_argument, NULL, 'o'},
 	{"gzip", no_argument, NULL, 'z'},
 	{"help", no_argument, NULL, 'h'},
@@ -1039,6 +1046,10 @@ int main(int argc, char **argv)
 			o.sessions = gp_opt_long("--sessions", optarg, 1, 10000000L);
 			break;
 		case O_TURNS: parse_dist("--turns", optarg, &o.turns); o.sess_opt_set = 1; break;
+		case O_FIRST:
+			parse_dist("--first-input-tokens", optarg, &o.first_dist);
+			o.first_set = o.sess_opt_set = 1;
+			break;
 		case O_THINK: {
 			char err[96];
 
@@ -1092,7 +1103,7 @@ int main(int argc, char **argv)
 		if (o.sessions && o.requests_set)
 			gp_usage_error("--sessions and --requests exclude each other");
 		if (!o.sessions && o.sess_opt_set)
-			gp_usage_error("--turns and --think-s need --sessions");
+			gp_usage_error("--turns, --think-s and --first-input-tokens need --sessions");
 		if (o.keys > 0 && o.prefix_tokens % o.block_tokens)
 			gp_usage_error("--prefix-tokens %ld is not a multiple of --block-tokens %ld",
 				       o.prefix_tokens, o.block_tokens);

@@ -1,0 +1,149 @@
+#!/bin/sh
+# Multi-turn sessions through a real gateway (HAProxy) in front of four gp-sim
+# engines: turn k is sent think_s after turn k-1 completed (its scheduled time
+# is that ready time, and the send is never before it), its prompt is the
+# history, so gp-sim's content-keyed prefix cache hits where the gateway sends
+# a session back to the engine that served it: under consistent hashing on
+# the session (the key header) turn >= 2 TTFT falls far below turn 1's and
+# below round robin's, and the good fraction WINs over the rr floor.  The
+# failed-turn policy both ways, attempted = records.
+. "$(dirname "$0")/lib.sh"
+. "$GP_TOP/tests/gateway.sh"
+command -v haproxy >/dev/null || skip_all "haproxy not installed (share/packages)"
+command -v jq >/dev/null || skip_all "jq missing"
+cd "$TRASH" || exit 1
+
+# 24 sessions of 4 turns: a 1200-token first message (a document), then
+# 40-token questions; 16 tokens out; 0.05 s of thinking between turns.
+gp-trace synth --sessions 24 --rate-rps 12 --turns 4 --think-s 0.05 --first-input-tokens 1200 \
+	--input-tokens 40 --output-tokens 16 --keys 0 --block-tokens 16 >tr.ndjson ||
+	fail_all "gp-trace synth --sessions failed"
+start_fleet || fail_all "gp-sim did not start"
+VIP=http://127.0.0.1:$GP_VIP_PORT
+R="--url $VIP --model gp-sim --key-header x-gp-cache-key --backend-header x-gp-backend --preconnect 4"
+reset_caches() {
+	for p in $GP_B1 $GP_B2 $GP_B3 $GP_B4; do
+		curl -s -o /dev/null -X POST "http://$p/reset_prefix_cache" || return 1
+	done
+}
+# runs ARM: 5 reps, each on cold caches, into ARM.ndjson
+runs() {
+	: >"$1.ndjson"
+	for rep in 1 2 3 4 5; do
+		reset_caches && gp-replay $R --arm "$1" --rep $rep tr.ndjson >>"$1.ndjson" 2>>"$1.err" || return 1
+	done
+}
+
+start_haproxy rr || fail_all "haproxy (rr) did not start"
+test_expect_success 'rr: 5 reps of the session trace replayed' 'runs rr'
+stop_gateway
+start_haproxy chash || fail_all "haproxy (chash) did not start"
+test_expect_success 'chash: 5 reps of the session trace replayed' 'runs chash'
+stop_gateway
+
+test_expect_success 'attempted = records = 96 per rep; every request carries its session and turn' '
+	for a in rr chash; do
+		jq -s -e "[.[] | select(.type == \"run_end\")] | length == 5 and all(.attempted == 96 and .ok == 96)" $a.ndjson &&
+		jq -s -e "[.[] | select(.type == \"request\")] | length == 480 and
+			all(.session != null and .turn >= 1 and .turn <= 4) and
+			(group_by(.rep) | all(length == 96))" $a.ndjson &&
+		jq -s -e "[.[] | select(.type == \"run\")] | all(.sessions == 24 and .on_failed_turn == \"continue\" and .session_key == \"session\")" $a.ndjson || return 1
+	done
+'
+
+# Per rep and session, turns in order: t_sched(k) = t_sent(k-1) + e2e(k-1) + think
+# (to the records' microsecond resolution), and t_sent(k) >= t_sched(k).
+deps='[.[] | select(.type == "request")] | group_by([.rep, .session]) |
+	map(sort_by(.turn) | [range(1; length) as $i | .[$i] as $b | .[$i - 1] as $a |
+		{d: ($b.t_sched_s - ($a.t_sent_s + $a.e2e_ms / 1000) - 0.05),
+		 late: ($b.t_sent_s - $b.t_sched_s - $b.connect_ms / 1000)}]) | flatten'
+test_expect_success 'dependencies honoured: turn k ready = completion(k-1) + think_s, sent at or after it' '
+	for a in rr chash; do
+		jq -s -e "$deps | length == 360 and all(.d | fabs < 0.00001) and all(.late >= -0.000002)" $a.ndjson || return 1
+	done
+'
+test_expect_success '... and within the run_end lateness bound (lateness_max_ms)' '
+	for a in rr chash; do
+		m=$(jq -s "[.[] | select(.type == \"run_end\") | .lateness_max_ms] | max" $a.ndjson) &&
+		jq -s -e "$deps | all(.late <= $m / 1000 + 0.000002)" $a.ndjson || return 1
+	done
+'
+
+test_expect_success 'chash sends a session to one engine; rr spreads it' '
+	jq -s -e "[.[] | select(.type == \"request\")] | group_by([.rep, .session]) | all(map(.backend) | unique | length == 1)" chash.ndjson &&
+	jq -s -e "[.[] | select(.type == \"request\")] | group_by([.rep, .session]) | map(map(.backend) | unique | length) | add / length > 2" rr.ndjson
+'
+
+SLO="--ttft-slo-ms 40 --tpot-slo-ms 50 --resamples 2000 --no-validity"
+test_expect_success 'gp-analyze: turns records, turn >= 2 TTFT p50 under chash far below turn 1 and below rr' '
+	gp-analyze $SLO --floor rr rr.ndjson chash.ndjson >an.ndjson &&
+	jq -c "select(.type == \"turns\")" an.ndjson >turns &&
+	say "$(cat turns)" &&
+	c1=$(jq -r "select(.arm == \"chash\") | .by_turn[0].ttft_p50_ms" turns) &&
+	c2=$(jq -r "select(.arm == \"chash\") | .by_turn[1].ttft_p50_ms" turns) &&
+	c3=$(jq -r "select(.arm == \"chash\") | .by_turn[2].ttft_p50_ms" turns) &&
+	r2=$(jq -r "select(.arm == \"rr\") | .by_turn[1].ttft_p50_ms" turns) &&
+	r3=$(jq -r "select(.arm == \"rr\") | .by_turn[2].ttft_p50_ms" turns) &&
+	say "turn 2 TTFT p50: chash $c2 ms, rr $r2 ms; turn 1 (chash) $c1 ms; turns 3+: chash $c3, rr $r3" &&
+	awk -v c1="$c1" -v c2="$c2" -v c3="$c3" -v r2="$r2" -v r3="$r3" \
+		"BEGIN { exit !(c2 < c1 / 2 && c3 < c1 / 2 && c2 < r2 && c3 < r3) }" &&
+	jq -s -e "map(select(.type == \"turns\")) | length == 2 and all(.reps == 5 and
+		(.by_turn | map(.attempted) == [120, 120, 240]) and .sessions == 120)" an.ndjson
+'
+test_expect_success '... rr turn >= 2 does not fall far below its turn 1' '
+	r1=$(jq -r "select(.arm == \"rr\") | .by_turn[0].ttft_p50_ms" turns) &&
+	r2=$(jq -r "select(.arm == \"rr\") | .by_turn[1].ttft_p50_ms" turns) &&
+	awk -v a="$r1" -v b="$r2" "BEGIN { exit !(b > a / 2) }"
+'
+test_expect_success 'a WIN on good fraction for chash over the rr floor' '
+	say "$(jq -c "select(.type == \"compare\") | del(.tost)" an.ndjson)" &&
+	jq -e -s "map(select(.type == \"compare\" and .arm == \"chash\" and .vs == \"rr\")) | length == 1 and all(.verdict == \"WIN\")" an.ndjson
+'
+
+# The failed-turn policy, against one engine that answers 30 % of requests
+# with HTTP 500.
+start_sim --fault http500=0.3 --seed 7 || fail_all "gp-sim (faults) did not start"
+F="--url http://127.0.0.1:$SIM_PORT --model gp-sim"
+gp-trace synth --sessions 20 --rate-rps 40 --turns 4 --think-s 0.01 --input-tokens 20 \
+	--output-tokens 4 --keys 0 --block-tokens 16 >small.ndjson
+
+test_expect_success '--on-failed-turn continue: every turn sent; a turn after a failed one leaves it out of its history' '
+	gp-replay $F small.ndjson >cont.ndjson 2>cont.err; test $? -le 3 &&
+	jq -s -e "[.[] | select(.type == \"run_end\")][0] | .attempted == 80 and .failed > 0 and (.by_error.abandoned // 0) == 0" cont.ndjson &&
+	jq -s -e "[.[] | select(.type == \"request\")] | length == 80 and all(.t_sent_s != null)" cont.ndjson &&
+	jq -s -e "[.[] | select(.type == \"request\")] | group_by(.session) |
+		map(sort_by(.turn) | . as \$s | [range(0; length) as \$i | \$s[\$i] |
+			select(.outcome != \"failed\") |
+			.in_tokens == ([\$s[0:\$i][] | select(.outcome != \"failed\") | 20 + .out_tokens] | add // 0) + 20]) |
+		flatten | length > 40 and all" cont.ndjson
+'
+test_expect_success '--on-failed-turn abandon: the unsent turns are recorded as abandoned, attempted still adds up' '
+	gp-replay $F --on-failed-turn abandon small.ndjson >ab.ndjson 2>ab.err; test $? -le 3 &&
+	jq -s -e "[.[] | select(.type == \"run_end\")][0] | .attempted == 80 and .by_error.abandoned > 0 and
+		.attempted == .ok + .single_token + .failed" ab.ndjson &&
+	jq -s -e "[.[] | select(.type == \"request\")] | length == 80 and
+		(map(select(.error == \"abandoned\")) | all(.t_sent_s == null and .t_sched_s == null and .outcome == \"failed\"))" ab.ndjson &&
+	jq -s -e "[.[] | select(.type == \"request\")] | group_by(.session) |
+		all(sort_by(.turn) | (map(.outcome == \"failed\") | index(true)) as \$f |
+			if \$f == null then all(.error != \"abandoned\")
+			else (.[(\$f + 1):] | all(.error == \"abandoned\")) and (.[\$f].error != \"abandoned\") end)" ab.ndjson &&
+	jq -s -e "[.[] | select(.type == \"run\")][0].on_failed_turn == \"abandon\"" ab.ndjson
+'
+test_expect_success 'gp-analyze counts abandoned turns as misses of their turn, a session good when all its turns are' '
+	gp-analyze --ttft-slo-ms 10000 --tpot-slo-ms 10000 --no-validity --resamples 200 ab.ndjson >ab.an &&
+	n=$(jq -s "[.[] | select(.type == \"request\" and .outcome == \"failed\")] | length" ab.ndjson) &&
+	g=$(jq -s "[.[] | select(.type == \"request\")] | group_by(.session) | map(select(all(.outcome != \"failed\"))) | length" ab.ndjson) &&
+	say "failed $n, sessions without a failure $g of 20" &&
+	jq -s -e "map(select(.type == \"turns\"))[0] | (.by_turn | map(.attempted - .good) | add) == $n and
+		(.by_turn | map(.attempted) | add) == 80 and .sessions == 20 and .sessions_good == $g and $g < 20" ab.an
+'
+
+test_expect_code 65 'a trace whose session skips a turn is refused, naming the line' '
+	jq -c "select(.id != \"c3-2\")" small.ndjson >gap.ndjson &&
+	gp-replay $F gap.ndjson >/dev/null 2>err; rc=$?;
+	grep -q "gap.ndjson:[0-9]*: field .turn. is 3 but session .c3. is at turn 1: a turn is missing" err && exit $rc
+'
+test_expect_code 2 '--on-failed-turn takes continue or abandon' '
+	gp-replay $F --on-failed-turn retry small.ndjson
+'
+test_done
