@@ -145,6 +145,9 @@ static const struct spec specs[] = {
 	{ "request", "arm", K_STR, 1 }, { "request", "rate_rps", K_NUM, 0 },
 	{ "request", "ttft_ms", K_NUM, 0 }, { "request", "tpot_ms", K_NUM, 0 },
 	{ "run", "run", K_STR, 0 }, { "run_end", "achieved_rps", K_NUM, 0 },
+	{ "turns", "arm", K_STR, 1 }, { "turns", "rate_rps", K_NUM, 1 },
+	{ "turns", "by_turn", K_ARR, 1 }, { "turns", "sessions", K_INT, 0 },
+	{ "turns", "sessions_good", K_INT, 0 },
 };
 
 static const char *const kind_name[] = {
@@ -2056,8 +2059,98 @@ static void parse(int argc, char **argv, struct opts *o)
 	}
 }
 
+/* ---- sessions: TTFT and good fraction by turn (gp-analyze's turns) ---- */
+
+/*
+ * The by-turn plot (its own function; the plots above are another change's):
+ * per turns record (an arm at a rate), TTFT p50 (solid) and p90 (dashed) at
+ * turn 1, 2 and 3+.  An affinity gateway shows turn >= 2 far below turn 1
+ * (the history hits a prefix cache); round robin does not.
+ */
+static int plot_turns(struct plotter *p, const struct model *m)
+{
+	const json_t *o;
+	size_t i = 0, k = 0;
+	struct body b;
+	FILE *f;
+	char *body;
+
+	if (!count_of(m, "turns"))
+		return 0;
+	f = body_open(&b);
+	style(f);
+	fputs("set title 'Sessions: TTFT by turn (solid p50, dashed p90)'\n"
+	      "set xlabel 'turn of the session'\nset ylabel 'TTFT (ms)'\n"
+	      "set xtics ('1' 1, '2' 2, '3+' 3)\nset xrange [0.7:3.3]\nset yrange [0:*]\nplot ", f);
+	while ((o = next_of(m, "turns", &i))) {
+		const char *arm = str(o, "arm", "");
+		const json_t *by = json_object_get(o, "by_turn");
+		char *path, *t;
+		FILE *d = dat_open(p, "turns", k, &path);
+
+		fprintf(d, "# arm %s at %s req/s: turn ttft_p50_ms ttft_p90_ms good_fraction (turns)\n",
+			arm, g4(num(o, "rate_rps")));
+		for (size_t j = 0; j < json_array_size(by); j++) {
+			const json_t *t1 = json_array_get(by, j);
+
+			if (!isnan(num(t1, "ttft_p50_ms")))
+				fprintf(d, "%zu %.17g %.17g %.17g\n", j + 1, num(t1, "ttft_p50_ms"),
+					num(t1, "ttft_p90_ms"), num(t1, "good_fraction"));
+		}
+		xfclose(d, path);
+		t = gp_xasprintf("%s @ %s req/s", arm, g4(num(o, "rate_rps")));
+		fprintf(f, "%s'turns-%zu.dat' using 1:2 with linespoints lw 2 pt %d lc rgb '%s' title ",
+			k ? ", \\\n     " : "", k, point_type(arm_slot(m, arm)), arm_color(m, arm));
+		gq(f, t);
+		fprintf(f, ", \\\n     'turns-%zu.dat' using 1:3 with linespoints lw 1 dt 2 pt %d lc rgb '%s' notitle",
+			k, point_type(arm_slot(m, arm)), arm_color(m, arm));
+		free(t);
+		free(path);
+		k++;
+	}
+	fputc('\n', f);
+	body = body_close(&b);
+	render(p, "turns", body, 900, 560);
+	free(body);
+	return 1;
+}
+
+/* The by-turn table: per arm and rate, each turn's requests, good fraction
+ * and TTFT, and the sessions all of whose turns were good. */
+static void sec_turns(struct gp_doc *d, const struct model *m, int drawn)
+{
+	const json_t *o;
+	size_t i = 0;
+
+	if (!count_of(m, "turns"))
+		return;		/* no sessions in the campaign: no section */
+	gp_doc_heading(d, 2, "Sessions: by turn");
+	if (drawn)
+		gp_doc_figure(d, "turns.png", "turns.svg",
+			      "TTFT by turn of the session per arm: p50 solid, p90 dashed.");
+	TABLE(d, "lrlrrrrrr", "arm", "rate (req/s)", "turn", "attempted", "good fraction", "TTFT p50 (ms)",
+	      "TTFT p90 (ms)", "sessions good", "of sessions");
+	while ((o = next_of(m, "turns", &i))) {
+		const json_t *by = json_object_get(o, "by_turn");
+
+		for (size_t j = 0; j < json_array_size(by); j++) {
+			const json_t *t = json_array_get(by, j);
+
+			gp_doc_cell(d, "%s", str(o, "arm", ""));
+			gp_doc_cell(d, "%s", g4(num(o, "rate_rps")));
+			gp_doc_cell(d, "%s", str(t, "turn", "?"));
+			gp_doc_cell(d, "%s", g4(num(t, "attempted")));
+			gp_doc_cell(d, "%s", f3(num(t, "good_fraction")));
+			gp_doc_cell(d, "%s", ms(num(t, "ttft_p50_ms")));
+			gp_doc_cell(d, "%s", ms(num(t, "ttft_p90_ms")));
+			gp_doc_cell(d, "%s", j ? "" : g4(num(o, "sessions_good")));
+			gp_doc_cell(d, "%s", j ? "" : g4(num(o, "sessions")));
+		}
+	}
+}
+
 struct drawn {
-	int goodfrac, cdf[2], probe, calib, n;
+	int goodfrac, cdf[2], probe, calib, turns, n;
 };
 
 static void draw(const struct model *m, const struct opts *o, double rate, struct drawn *dr)
@@ -2075,6 +2168,7 @@ static void draw(const struct model *m, const struct opts *o, double rate, struc
 	}
 	dr->probe = plot_probe(&p, m);
 	dr->calib = plot_calib(&p, m);
+	dr->turns = plot_turns(&p, m);
 	dr->n = p.drawn;
 	free(p.gdir);
 }
@@ -2097,6 +2191,7 @@ static struct gp_doc *build(const struct model *m, const struct opts *o, double 
 	sec_probe(d, m, dr->probe);
 	sec_goodfrac(d, m, dr->goodfrac);
 	sec_latency(d, m, rate, why, dr->cdf);
+	sec_turns(d, m, dr->turns);
 	sec_compare(d, m);
 	sec_validity(d, m);
 	sec_stability(d, m);
