@@ -252,6 +252,8 @@ static struct {
 	double rate_rps;		/* NaN when unknown */
 	unsigned long attempted, ok, single, failed, by_err[E_NCLASS], capped;
 	unsigned long unsent;		/* abandoned turns: attempted, never sent */
+	unsigned long starts;		/* open-loop arrivals: no session, or turn 1 */
+	int64_t first_start_ns, last_start_ns;
 	int64_t first_send_ns, last_send_ns, last_done_ns;
 	struct gp_hist late;	/* dispatch − scheduled */
 	struct gp_hist conn;	/* sent − dispatch of sends on a new connection */
@@ -554,6 +556,13 @@ static void tally(const struct req *r, const struct gp_stream_result *m)
 	if (st->sent_ns && st->connects > 0) {
 		G.new_conns++;
 		gp_hist_add(&G.conn, st->sent_ns - r->dispatch_ns);
+	}
+	if (!r->sess || r->turn == 1) {
+		G.starts++;
+		if (!G.first_start_ns || s < G.first_start_ns)
+			G.first_start_ns = s;
+		if (s > G.last_start_ns)
+			G.last_start_ns = s;
 	}
 	if (!G.first_send_ns || s < G.first_send_ns)
 		G.first_send_ns = s;
@@ -915,8 +924,9 @@ static void write_unsent(const struct gp_session *s, size_t t, size_t failed, in
  * r, a session's turn, is over: its session goes on (its next turn ready
  * think_s after r ended), ends, or is abandoned (policy, session.h).  After
  * a stop nothing more is sent or recorded: the run is interrupted.  A next
- * turn past --max-requests or due after --duration-s is not part of the
- * run, as a record past them is not.
+ * turn past --max-requests is not part of the run, as a record past it is
+ * not; --duration-s bounds when sessions start, and a session that started
+ * runs to its end (as a request sent completes).
  */
 static void session_next(struct req *r)
 {
@@ -938,8 +948,7 @@ static void session_next(struct req *r)
 		gp_session_give_up(s);
 		return;
 	case GP_SESS_READY:
-		if ((cfg.max_requests && s->turn[s->next].index >= (unsigned long)cfg.max_requests) ||
-		    (cfg.duration_s > 0 && gp_ns_to_s(ready - G.t0) >= cfg.duration_s)) {
+		if (cfg.max_requests && s->turn[s->next].index >= (unsigned long)cfg.max_requests) {
 			gp_session_give_up(s);
 			return;
 		}
@@ -1373,6 +1382,11 @@ static int write_trailer(int interrupted)
 	sb_num(b, gp_ns_to_s(end - G.t0), 6);
 	sb_str(b, ",\"achieved_rps\":");
 	sb_num(b, ach, 4);
+	/* The open loop alone (what rate_rps labels): sessions' later turns
+	 * are closed loop, so they are not held to it. */
+	sb_fmt(b, ",\"starts\":%lu,\"achieved_start_rps\":", G.starts);
+	sb_num(b, G.starts >= 2 && G.last_start_ns > G.first_start_ns
+	       ? (double)(G.starts - 1) / gp_ns_to_s(G.last_start_ns - G.first_start_ns) : NAN, 4);
 	sb_fmt(b, ",\"ended_at\":\"%s\",\"interrupted\":%s}",
 	       gp_rfc3339(G.wall0 + (end - G.t0), at, sizeof(at)), interrupted ? "true" : "false");
 	if (gp_out_line(&G.out, b->p, b->len))

@@ -74,6 +74,13 @@ test_expect_success 'chash sends a session to one engine; rr spreads it' '
 	jq -s -e "[.[] | select(.type == \"request\")] | group_by([.rep, .session]) | map(map(.backend) | unique | length) | add / length > 2" rr.ndjson
 '
 
+test_expect_success 'gp-verify validity holds the open-loop starts to the label, not every send' '
+	jq -s -e "[.[] | select(.type == \"run_end\")] | all(.starts == 24 and .achieved_rps > 2 * .achieved_start_rps)" chash.ndjson &&
+	gp-verify validity chash.ndjson >v.ndjson &&
+	jq -s -e "map(select(.type == \"validity\"))[0] | .kept == 5 and .discarded == 0" v.ndjson &&
+	! grep -q "achieved_rate: [0-9.]* req/s against the label [0-9.]* (+[0-9][0-9][0-9]" v.ndjson
+'
+
 SLO="--ttft-slo-ms 40 --tpot-slo-ms 50 --resamples 2000 --no-validity"
 test_expect_success 'gp-analyze: turns records, turn >= 2 TTFT p50 under chash far below turn 1 and below rr' '
 	gp-analyze $SLO --floor rr rr.ndjson chash.ndjson >an.ndjson &&
