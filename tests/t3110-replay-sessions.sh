@@ -97,6 +97,16 @@ test_expect_success 'gp-analyze: turns records, turn >= 2 TTFT p50 under chash f
 	jq -s -e "map(select(.type == \"turns\")) | length == 2 and all(.reps == 5 and
 		(.by_turn | map(.attempted) == [120, 120, 240]) and .sessions == 120)" an.ndjson
 '
+test_expect_success 'gp-analyze: the fast path and the jansson path give the same bytes on session records' '
+	GP_ANALYZE_SLOW=1 gp-analyze $SLO --floor rr rr.ndjson chash.ndjson >an.slow && cmp an.ndjson an.slow
+'
+for bad in '"session":"s","turn":0' '"session":"s"' '"session":"s","turn":"2"' '"session":3,"turn":1'; do
+	test_expect_code 65 "gp-analyze refuses a request with $bad, both paths alike" "
+		echo '{\"type\":\"request\",\"arm\":\"a\",\"rate_rps\":1,\"rep\":1,\"outcome\":\"ok\",\"ttft_ms\":1,\"tpot_ms\":1,$bad}' >bad.ndjson &&
+		gp-analyze $SLO bad.ndjson 2>e1; r1=\$?; GP_ANALYZE_SLOW=1 gp-analyze $SLO bad.ndjson 2>e2; r2=\$?;
+		cmp e1 e2 && grep -q \"bad.ndjson:1: field .\\(turn\\|session\\)\" e1 && test \$r1 = \$r2 && exit \$r1
+	"
+done
 test_expect_success '... rr turn >= 2 does not fall far below its turn 1' '
 	r1=$(jq -r "select(.arm == \"rr\") | .by_turn[0].ttft_p50_ms" turns) &&
 	r2=$(jq -r "select(.arm == \"rr\") | .by_turn[1].ttft_p50_ms" turns) &&
@@ -106,6 +116,9 @@ test_expect_success 'a WIN on good fraction for chash over the rr floor' '
 	say "$(jq -c "select(.type == \"compare\") | del(.tost)" an.ndjson)" &&
 	jq -e -s "map(select(.type == \"compare\" and .arm == \"chash\" and .vs == \"rr\")) | length == 1 and all(.verdict == \"WIN\")" an.ndjson
 '
+
+say "turns: $(jq -c "{arm, p50: [.by_turn[].ttft_p50_ms], good: [.by_turn[].good_fraction], sessions_good}" turns 2>/dev/null | tr "\n" " ")"
+say "compare: $(jq -c "select(.type == \"compare\") | {arm, vs, verdict, diff, lo, hi, mean_good_fraction, mean_good_fraction_vs}" an.ndjson 2>/dev/null)"
 
 test_expect_success 'gp-report: the by-turn table (and its plot, drawn by gnuplot)' '
 	gp-report -q -o rep an.ndjson >/dev/null 2>rep.err &&
