@@ -1159,7 +1159,7 @@ static void parse_args(int argc, char **argv)
 	while ((c = gp_getopt(argc, argv, "H:o:zh", longopts)) != -1) {
 		switch (c) {
 		case O_URL: cfg.url_in = optarg; break;
-		case O_API: cfg.api_chat = !one_of("--api", optarg, "completions", "chat"); break;
+		case O_API: cfg.api_chat = one_of("--api", optarg, "completions", "chat"); break;
 		case O_MODEL: cfg.model = optarg; break;
 		case O_ARM: cfg.arm = optarg; break;
 		case O_REP: cfg.rep = gp_opt_long("--rep", optarg, 0, 1000000); break;

@@ -136,6 +136,13 @@ F="--url http://127.0.0.1:$SIM_PORT --model gp-sim"
 gp-trace synth --sessions 20 --rate-rps 40 --turns 4 --think-s 0.01 --input-tokens 20 \
 	--output-tokens 4 --keys 0 --block-tokens 16 >small.ndjson
 
+test_expect_success '--api completions: turn k prompt is the history as one text (gp-sim counts its words)' '
+	gp-replay --url http://$GP_B1 --model gp-sim --api completions small.ndjson >comp.ndjson 2>comp.err &&
+	jq -s -e "[.[] | select(.type == \"run\")][0].api == \"completions\"" comp.ndjson &&
+	jq -s -e "[.[] | select(.type == \"request\")] | length == 80 and all(.outcome == \"ok\") and
+		(group_by(.session) | all(sort_by(.turn) | . as \$s | [range(0; length) as \$i |
+			\$s[\$i].in_tokens == 20 * (\$i + 1) + ([\$s[0:\$i][].out_tokens] | add // 0)] | all))" comp.ndjson
+'
 test_expect_success '--on-failed-turn continue: every turn sent; a turn after a failed one leaves it out of its history' '
 	gp-replay $F small.ndjson >cont.ndjson 2>cont.err; test $? -le 3 &&
 	jq -s -e "[.[] | select(.type == \"run_end\")][0] | .attempted == 80 and .failed > 0 and (.by_error.abandoned // 0) == 0" cont.ndjson &&
