@@ -12,10 +12,10 @@
 #   S2  client CPU per event: per turn sent and per content event received
 #   S3  memory per session: (max RSS at N sessions - at N/10) / (0.9 N)
 #   S4  send lateness of the closed-loop turns (ready = completion + think)
-# Each session: 4 turns, think 1 s, a 200-token first message and 20-token
+# Each session: 4 turns, think 10 s, a 200-token first message and 20-token
 # questions (the history grows: turn 4 resends about 280 tokens); the server
 # answers every request with 4 events, one every 100 ms.  Sessions start at
-# N/5 per second, so all N are open at about 5 s.
+# N/20 per second, so all N are open at about 20 s (a session lasts ~31 s).
 # Environment: GP_BIN, BENCH_SESSIONS (default 10000), BENCH_QUICK=1 (1000).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"	# /dev/tcp for port probes
 set -u
@@ -47,8 +47,8 @@ say() { printf '%s\n' "$*"; }
 P=$(port); $CPU0 "$T/sse-firehose" $P 4 1 100 & pids="$pids $!"; wait_up $P || exit 1
 # run SESSIONS OUT: synth the trace, replay it under GNU time; sets WALL CPU RSS_KB.
 run() {
-	"$GP_BIN/gp-trace" synth --sessions "$1" --rate-rps $(( $1 / 5 )) --arrival constant --turns 4 \
-		--think-s 1 --first-input-tokens 200 --input-tokens 20 --output-tokens 4 --keys 0 \
+	"$GP_BIN/gp-trace" synth --sessions "$1" --rate-rps $(( $1 / 20 )) --arrival constant --turns 4 \
+		--think-s 10 --first-input-tokens 200 --input-tokens 20 --output-tokens 4 --keys 0 \
 		--block-tokens 16 >"$T/tr.ndjson" || exit 1
 	/usr/bin/time -f "%e %U %S %M" -o "$T/time" $CPU1 "$GP_BIN/gp-replay" --url http://127.0.0.1:$P \
 		--model m --no-model-check --deadline-s 300 --api completions "$T/tr.ndjson" >"$2" 2>"$T/err" || true

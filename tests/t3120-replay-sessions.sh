@@ -174,6 +174,26 @@ test_expect_success 'gp-analyze counts abandoned turns as misses of their turn, 
 		(.by_turn | map(.attempted) | add) == 80 and .sessions == 20 and .sessions_good == $g and $g < 20" ab.an
 '
 
+# SIGTERM while sessions think: nothing more is sent, every attempted turn
+# has its record, no turn is recorded as abandoned.
+gp-trace synth --sessions 40 --rate-rps 40 --turns 4 --think-s 0.4 --input-tokens 20 \
+	--output-tokens 40 --keys 0 --block-tokens 16 >think.ndjson
+gp-replay --url http://$GP_B2 --model gp-sim --on-failed-turn abandon think.ndjson >term.ndjson 2>term.err &
+pid=$!
+sleep 1.5
+kill -TERM $pid
+wait $pid
+echo $? >term.rc
+test_expect_success 'SIGTERM mid-session: exit 143, interrupted, records = attempted, no abandoned turn, no turn sent after' '
+	test "$(cat term.rc)" = 143 &&
+	n=$(jq -s "[.[] | select(.type == \"request\")] | length" term.ndjson) &&
+	test "$n" -gt 40 && test "$n" -lt 160 &&
+	jq -s -e "[.[] | select(.type == \"run_end\")][0] | .interrupted and .attempted == $n and
+		(.by_error.abandoned // 0) == 0" term.ndjson &&
+	e=$(jq -s "[.[] | select(.type == \"run_end\")][0].duration_s" term.ndjson) &&
+	jq -s -e "[.[] | select(.type == \"request\" and .t_sent_s != null)] | all(.t_sent_s <= $e)" term.ndjson
+'
+
 test_expect_code 65 'a trace whose session skips a turn is refused, naming the line' '
 	jq -c "select(.id != \"c3-2\")" small.ndjson >gap.ndjson &&
 	gp-replay $F gap.ndjson >/dev/null 2>err; rc=$?;
