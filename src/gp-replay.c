@@ -454,9 +454,17 @@ static void summary_add(const struct gp_stream *st, const struct gp_stream_resul
 		G.last_end_ns = st->end_ns;
 }
 
-/* ,"session":…,"turn":… (null, null outside a session). */
-static void write_turn(struct sb *b, const struct gp_session *s, size_t turn)
+/* A request record's head, up to its session and turn: {"type":"request",
+ * "run",…,"id",…,"session":…,"turn":… (null, null outside a session). */
+static void write_head(struct sb *b, const char *id, const struct gp_session *s, size_t turn)
 {
+	b->len = 0;
+	sb_str(b, "{\"type\":\"request\",\"run\":");
+	sb_jstr(b, G.run_id);
+	sb_str(b, ",\"arm\":");
+	sb_jstr(b, cfg.arm);
+	sb_fmt(b, ",\"rep\":%ld,\"rate_rps\":%s,\"id\":", cfg.rep, G.rate_txt);
+	sb_jstr(b, id);
 	sb_str(b, ",\"session\":");
 	sb_jstr(b, s ? s->name : NULL);
 	if (s)
@@ -477,14 +485,7 @@ static void write_record(struct req *r)
 	size_t i;
 
 	gp_stream_result(st, &m);
-	b->len = 0;
-	sb_str(b, "{\"type\":\"request\",\"run\":");
-	sb_jstr(b, G.run_id);
-	sb_str(b, ",\"arm\":");
-	sb_jstr(b, cfg.arm);
-	sb_fmt(b, ",\"rep\":%ld,\"rate_rps\":%s,\"id\":", cfg.rep, G.rate_txt);
-	sb_jstr(b, r->id);
-	write_turn(b, r->sess, r->turn);
+	write_head(b, r->id, r->sess, r->turn);
 	sb_str(b, ",\"t_sched_s\":");
 	sb_num(b, gp_ns_to_s(r->sched_ns - G.t0), 6);
 	sb_str(b, ",\"t_sent_s\":");
@@ -893,14 +894,7 @@ static void write_unsent(const struct gp_session *s, size_t t, size_t failed, in
 	const struct gp_sess_turn *u = &s->turn[t];
 	char why[96];
 
-	b->len = 0;
-	sb_str(b, "{\"type\":\"request\",\"run\":");
-	sb_jstr(b, G.run_id);
-	sb_str(b, ",\"arm\":");
-	sb_jstr(b, cfg.arm);
-	sb_fmt(b, ",\"rep\":%ld,\"rate_rps\":%s,\"id\":", cfg.rep, G.rate_txt);
-	sb_jstr(b, u->id);
-	write_turn(b, s, t + 1);
+	write_head(b, u->id, s, t + 1);
 	sb_fmt(b, ",\"t_sched_s\":null,\"t_sent_s\":null,\"connect_ms\":null,\"new_connection\":null,"
 	       "\"ttft_ms\":null,\"tpot_ms\":null,\"e2e_ms\":null,\"in_tokens\":%ld,\"out_tokens\":null,"
 	       "\"tokens_from\":null,\"outcome\":\"failed\",\"error\":\"abandoned\",\"http_status\":null,"
