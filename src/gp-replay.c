@@ -230,6 +230,7 @@ struct req {
 	long in_tokens;			/* from the trace (a session's: history + message) */
 	struct gp_session *sess;	/* NULL, or its session (session.h) */
 	size_t turn;			/* 1-based turn in sess; 0 without one */
+	struct gp_buf answer;		/* a real turn's answer text, as received */
 	int64_t sched_ns, dispatch_ns;
 	int64_t runq0_ns;		/* client run-queue wait when its window began, -1: unknown */
 	int capped;
@@ -791,6 +792,9 @@ static struct req *req_prepare(const char *id, unsigned long index, int64_t sche
 	r->sess = sess;
 	r->turn = turn;
 	r->sched_ns = sched_ns;
+	/* A turn with its own text resends the answer it got (session.h). */
+	r->answer.len = 0;
+	r->st.text = sess && gp_session_real(sess, turn) ? &r->answer : NULL;
 	/* The window that explains this send's lateness starts when
 	 * the client was last ahead of its schedule: now, unless this
 	 * send is already due (then an earlier delay made it late). */
@@ -932,6 +936,8 @@ static void session_next(struct req *r)
 	if (gp_sig_stop())
 		return;
 	gp_stream_result(st, &m);
+	if (st->text && !m.cls && !st->text_lost)
+		gp_session_keep_answer(s, r->answer.p ? r->answer.p : "", r->answer.len);
 	switch (gp_session_done(&S.ss, s, !m.cls, m.out_tokens, end, &ready)) {
 	case GP_SESS_END:
 		return;

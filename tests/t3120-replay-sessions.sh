@@ -194,6 +194,56 @@ test_expect_success 'SIGTERM mid-session: exit 143, interrupted, records = attem
 	jq -s -e "[.[] | select(.type == \"request\" and .t_sent_s != null)] | all(.t_sent_s <= $e)" term.ndjson
 '
 
+# Real content against a server we did not write (python3's http.server): a
+# turn whose record carries its prompt resends the answer the server actually
+# sent, as received (split over two content events, a reasoning event before
+# them, which is not the answer).
+PY=$(command -v python3)
+if [ -n "$PY" ]; then
+cat >answer.py <<'PYEOF'
+import json, sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+log = open(sys.argv[2], "a")
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a): pass
+    def do_GET(self):
+        msg = json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode()
+        self.send_response(200); self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(msg))); self.end_headers(); self.wfile.write(msg)
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        rid = self.headers.get("X-Request-Id", "")
+        log.write(json.dumps({"id": rid, "body": body}) + "\n"); log.flush()
+        chat = self.path == "/v1/chat/completions"
+        def ev(text, key="content", fin=None):
+            ch = {"delta": {key: text}} if chat else {"text": text}
+            ch["finish_reason"] = fin
+            return "data: " + json.dumps({"id": "x", "choices": [ch]}) + "\n\n"
+        out = (ev("hmm", "reasoning_content") if chat else "") + ev("ans-" + rid) + ev(" caf\u00e9 \"q\"", fin="stop")
+        out += "data: " + json.dumps({"id": "x", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 3}}) + "\n\ndata: [DONE]\n\n"
+        raw = out.encode()
+        self.send_response(200); self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(raw))); self.end_headers(); self.wfile.write(raw)
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PYEOF
+AP=$(free_port_range 1) && { $PY answer.py $AP seen.ndjson 2>answer.err & cleanup_pid $!; } && wait_port $AP
+printf '%s\n' '{"id":"q1","t_s":0,"input_tokens":3,"output_tokens":3,"prompt":"what is kv","session":"q","turn":1}' \
+	'{"id":"q2","t_s":0.1,"input_tokens":2,"output_tokens":3,"prompt":"and blocks","session":"q","turn":2,"think_s":0.01}' \
+	'{"id":"q3","t_s":0.2,"input_tokens":2,"output_tokens":3,"prompt":"thanks","session":"q","turn":3,"think_s":0}' >real.ndjson
+test_expect_success 'real turns, chat: the assistant messages are the answers received, text as sent' '
+	: >seen.ndjson && gp-replay --url http://127.0.0.1:$AP --model m real.ndjson >real.out 2>real.err &&
+	jq -s -e "map(select(.id == \"q3\"))[0].body.messages == [
+		{\"role\":\"user\",\"content\":\"what is kv\"},{\"role\":\"assistant\",\"content\":\"ans-q1 caf\u00e9 \\\"q\\\"\"},
+		{\"role\":\"user\",\"content\":\"and blocks\"},{\"role\":\"assistant\",\"content\":\"ans-q2 caf\u00e9 \\\"q\\\"\"},
+		{\"role\":\"user\",\"content\":\"thanks\"}]" seen.ndjson
+'
+test_expect_success 'real turns, completions: one text, the answers in it as received' '
+	: >seen.ndjson && gp-replay --url http://127.0.0.1:$AP --model m --api completions real.ndjson >real2.out 2>real2.err &&
+	jq -s -e "map(select(.id == \"q2\"))[0].body.prompt == \"what is kv ans-q1 caf\u00e9 \\\"q\\\" and blocks\"" seen.ndjson
+'
+fi
+
 test_expect_code 65 'a trace whose session skips a turn is refused, naming the line' '
 	jq -c "select(.id != \"c3-2\")" small.ndjson >gap.ndjson &&
 	gp-replay $F gap.ndjson >/dev/null 2>err; rc=$?;

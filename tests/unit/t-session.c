@@ -254,6 +254,47 @@ static void test_abandon(void)
 	}
 }
 
+/* A real turn (its record's prompt): the answer received is resent as is. */
+static void test_real_answer(void)
+{
+	struct gp_sessions ss;
+	struct gp_session *s = NULL;
+	struct gp_buf b = { 0 };
+	int64_t ready;
+	const char *prompts[] = { "what is a cache", "and a prefix" };
+
+	gp_sessions_init(&ss, GP_SESS_CONTINUE);
+	for (int j = 1; j <= 2; j++) {
+		struct gp_trace_rec r;
+		char id[8];
+
+		gp_trace_init(&r);
+		snprintf(id, sizeof(id), "r-%d", j);
+		r.id = id;
+		r.session = "r";
+		r.turn = j;
+		r.input_tokens = 3;
+		r.output_tokens = 4;
+		r.prompt = prompts[j - 1];
+		s = gp_sessions_add(&ss, &r, (unsigned long)j);
+	}
+	ok(gp_session_real(s, 1) && gp_session_real(s, 2) && !gp_session_real(s, 3), "turns with a prompt are real");
+	s->next = 1;
+	gp_session_keep_answer(s, "a store of KV", 13);
+	is_int(gp_session_done(&ss, s, 1, 4, 0, &ready), GP_SESS_READY, "turn 1 ok");
+	gp_session_prompt(s, 2, 16, &b);
+	is_str(b.p, "what is a cache a store of KV and a prefix", "turn 2 = prompt 1, the answer received, prompt 2");
+	{
+		json_t *m = gp_session_messages(s, 2, 16, NULL);
+
+		is_str(json_string_value(json_object_get(json_array_get(m, 1), "content")), "a store of KV",
+		       "chat: the assistant message is the text received");
+		json_decref(m);
+	}
+	gp_buf_release(&b);
+	gp_sessions_release(&ss);
+}
+
 static void test_heap(void)
 {
 	struct gp_sessions ss;
@@ -293,6 +334,7 @@ int main(void)
 	test_check();
 	test_prompt();
 	test_abandon();
+	test_real_answer();
 	test_heap();
 	return done_testing();
 }

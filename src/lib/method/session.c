@@ -34,6 +34,7 @@ void gp_sessions_release(struct gp_sessions *ss)
 			free(t->hash_ids);
 			free(t->prompt);
 			free(t->cache_key);
+			free(t->answer);
 			json_decref(t->messages);
 		}
 		free(s->turn);
@@ -129,6 +130,7 @@ size_t gp_sessions_bytes(const struct gp_sessions *ss)
 			b += strlen(t->id) + 1 + t->n_hash_ids * sizeof(*t->hash_ids);
 			b += t->prompt ? strlen(t->prompt) + 1 : 0;
 			b += t->cache_key ? strlen(t->cache_key) + 1 : 0;
+			b += t->answer ? t->answer_len + 1 : 0;
 		}
 	}
 	return b;
@@ -228,6 +230,25 @@ enum gp_sess_next gp_session_done(const struct gp_sessions *ss, struct gp_sessio
 	return GP_SESS_READY;
 }
 
+int gp_session_real(const struct gp_session *s, size_t k)
+{
+	return k >= 1 && k <= s->nturns && (s->turn[k - 1].prompt || s->turn[k - 1].messages);
+}
+
+void gp_session_keep_answer(struct gp_session *s, const char *text, size_t n)
+{
+	struct gp_sess_turn *t;
+
+	if (s->next == 0 || s->next > s->nturns)
+		return;
+	t = &s->turn[s->next - 1];
+	free(t->answer);
+	t->answer = gp_xmalloc(n + 1);
+	memcpy(t->answer, text, n);
+	t->answer[n] = '\0';
+	t->answer_len = n;
+}
+
 void gp_session_give_up(struct gp_session *s)
 {
 	s->next = s->nturns;
@@ -252,11 +273,18 @@ static void add(struct gp_buf *b, const char *s, size_t n)
 		gp_die_nomem();
 }
 
-/* The answer of turn t: got_out words salted "<id>#answer". */
+/* The answer of turn t: the text kept, else got_out words salted
+ * "<id>#answer". */
 static void answer_into(struct gp_buf *b, const struct gp_sess_turn *t)
 {
 	size_t n = strlen(t->id);
-	char *salt = gp_xmalloc(n + 8);
+	char *salt;
+
+	if (t->answer) {
+		add(b, t->answer, t->answer_len);
+		return;
+	}
+	salt = gp_xmalloc(n + 8);
 
 	memcpy(salt, t->id, n);
 	memcpy(salt + n, "#answer", 8);
@@ -304,7 +332,7 @@ long gp_session_prompt(const struct gp_session *s, size_t k, long block_tokens, 
 			continue;	/* failed: not in the history */
 		message_into(b, t, block_tokens);
 		add(b, " ", 1);
-		if (t->got_out > 0) {
+		if (t->answer ? t->answer_len > 0 : t->got_out > 0) {
 			answer_into(b, t);
 			add(b, " ", 1);
 		}

@@ -16,13 +16,15 @@
  * for each earlier turn j that succeeded, its message then its answer.  A
  * message is the trace record's `prompt` or `messages` as given, else
  * synthesized (gp_trace_synth_prompt: input_tokens words, from hash_ids and
- * the record id).  An answer is synthesized too, from the tokens actually
- * received for turn j (usage completion_tokens, else content events) and the
- * salt "<id>#answer" — the text the server sent is not kept, so a server
- * that caches its generated tokens (vLLM does) hits the history up to the
- * last answer, not the answer itself; gp-sim caches prompt blocks only, and
- * so sees every earlier turn's prompt as a shared prefix.  The text is
- * rebuilt at each turn from those counts: a session holds no text.
+ * the record id).  An answer is what the server actually sent when the
+ * turn's message is real (the record's prompt or messages): its text, kept
+ * (gp_session_keep_answer).  Where the message is synthetic, the answer is
+ * synthetic too, from the tokens actually received for turn j (usage
+ * completion_tokens, else content events) and the salt "<id>#answer": a
+ * server that caches its generated tokens (vLLM does) then hits the history
+ * up to the last answer, not into it; gp-sim caches prompt blocks only, and
+ * so sees every earlier turn's prompt as a shared prefix.  Synthetic text
+ * is rebuilt at each turn from those counts: such a session holds no text.
  *
  * Failed turns (policy, gp-replay --on-failed-turn):
  *   continue  the failed turn is left out of the history (its message and
@@ -60,6 +62,8 @@ struct gp_sess_turn {
 	char *cache_key;		/* owned, or NULL */
 	unsigned long index;		/* trace record index, file order */
 	long got_out;			/* answer tokens received; -1: failed or not yet */
+	char *answer;			/* owned: the answer received (real messages), or NULL */
+	size_t answer_len;
 };
 
 struct gp_session {
@@ -128,6 +132,13 @@ enum gp_sess_next {
  */
 enum gp_sess_next gp_session_done(const struct gp_sessions *ss, struct gp_session *s, int ok,
 				  long got_out, int64_t end_ns, int64_t *ready_ns);
+/* 1 when turn k (1-based) carries its own content (prompt or messages):
+ * its answer is then to be kept as received. */
+int gp_session_real(const struct gp_session *s, size_t k);
+/* Keep text[0..n) as the answer of the turn just sent, turn[s->next - 1]
+ * (copied; replaces an earlier one).  Call before gp_session_done. */
+void gp_session_keep_answer(struct gp_session *s, const char *text, size_t n);
+
 /* Mark every turn not yet sent as given up (s->next = nturns). */
 void gp_session_give_up(struct gp_session *s);
 

@@ -51,6 +51,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/buf.h"
 #include "io/http.h"
 #include "wire/sse.h"
 
@@ -85,6 +86,14 @@ struct gp_stream {
 	float *itl;			/* ms */
 	size_t itl_n, itl_cap;
 	int64_t now_ns;
+	/* NULL, or the caller's buffer to which the text of every content
+	 * event is appended (choices[0].delta.content, or .text for
+	 * completions; reasoning is not the answer): a session's answer to
+	 * resend.  Parsed with jansson, so only when asked for; the caller
+	 * empties it before gp_stream_start.  Out of memory stops appending
+	 * and sets text_lost. */
+	struct gp_buf *text;
+	int text_lost;
 };
 
 /* 0, or -1 (out of memory). */
