@@ -143,6 +143,15 @@ test_expect_success '--api completions: turn k prompt is the history as one text
 		(group_by(.session) | all(sort_by(.turn) | . as \$s | [range(0; length) as \$i |
 			\$s[\$i].in_tokens == 20 * (\$i + 1) + ([\$s[0:\$i][].out_tokens] | add // 0)] | all))" comp.ndjson
 '
+test_expect_success '--shard 1/2 and 2/2: each session whole in one shard, every record exactly once' '
+	gp-replay --url http://$GP_B1 --model gp-sim --shard 1/2 small.ndjson >sh1.ndjson 2>/dev/null &&
+	gp-replay --url http://$GP_B1 --model gp-sim --shard 2/2 small.ndjson >sh2.ndjson 2>/dev/null &&
+	cat sh1.ndjson sh2.ndjson | jq -s -e "[.[] | select(.type == \"request\")] |
+		length == 80 and (map(.id) | unique | length == 80)" &&
+	jq -s -e "[.[] | select(.type == \"request\")] | length > 0 and length < 80 and
+		(group_by(.session) | all(length == 4))" sh1.ndjson &&
+	jq -s -e "[.[] | select(.type == \"request\")] | group_by(.session) | all(length == 4)" sh2.ndjson
+'
 test_expect_success '--on-failed-turn continue: every turn sent; a turn after a failed one leaves it out of its history' '
 	gp-replay $F small.ndjson >cont.ndjson 2>cont.err; test $? -le 3 &&
 	jq -s -e "[.[] | select(.type == \"run_end\")][0] | .attempted == 80 and .failed > 0 and (.by_error.abandoned // 0) == 0" cont.ndjson &&
