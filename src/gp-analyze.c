@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "wire/fleet.h"
 #include "method/good.h"
+#include "method/turns.h"
 #include "base/hash.h"
 #include "io/json.h"
 #include "method/knee.h"
@@ -145,6 +146,7 @@ struct group {
 	const char *achieved_from, *good_rps_from;
 	long n_achieved;
 	long run;			/* index in ri of the run that owns this rep, -1 */
+	struct gp_turns *turns;		/* its session turns (turns.h), NULL when none */
 };
 
 struct runend {
@@ -327,7 +329,19 @@ struct reqf {
 	enum gp_outcome oc;
 	double rate, ttft, tpot, ts;	/* NaN when absent */
 	long long rep;
+	const char *session;	/* NULL outside a session */
+	long turn;		/* >= 1 with a session */
 };
+
+/* A session's request into its rep's by-turn breakdown (turns.h). */
+static void add_turn(struct group *g, const struct gp_slo *slo, const struct reqf *r)
+{
+	if (!g->turns) {
+		g->turns = gp_xmalloc(sizeof(*g->turns));
+		gp_turns_init(g->turns);
+	}
+	gp_turns_add(g->turns, slo, r->session, r->turn, r->oc, r->ttft, r->tpot);
+}
 
 static void add_request(struct state *s, const struct gp_slo *slo, const struct reqf *r,
 			const char *file, unsigned long line)
@@ -335,6 +349,8 @@ static void add_request(struct state *s, const struct gp_slo *slo, const struct 
 	struct group *g = group_get(s, r->arm, r->rate, r->rep);
 
 	gp_tally_add(&g->t, slo, r->oc, r->ttft, r->tpot);
+	if (r->session)
+		add_turn(g, slo, r);
 	if (r->oc == GP_OUTCOME_OK) {
 		dpush(&g->ttft, r->ttft);
 		dpush(&g->tpot, r->tpot);
@@ -368,6 +384,23 @@ static void add_request(struct state *s, const struct gp_slo *slo, const struct 
 				  g->rep, s->ri[g->run].file, s->ri[g->run].line);
 	}
 	s->requests++;
+}
+
+/* A request's session and turn: both, or neither (null counts as absent). */
+static void read_turn(const json_t *o, struct reqf *r, const char *file, unsigned long line)
+{
+	long long t = 0;
+	int e = gp_json_str(o, "session", &r->session), et = gp_json_int(o, "turn", &t);
+
+	if (e == GP_JSON_TYPE)
+		gp_die_at(GP_EXIT_DATAERR, file, line, "field 'session' is not a string");
+	if (e)
+		r->session = NULL;
+	if (et == GP_JSON_TYPE)
+		gp_die_at(GP_EXIT_DATAERR, file, line, "field 'turn' is not an integer");
+	if (r->session && (et || t < 1 || t > 0x7fffffffLL))
+		gp_die_at(GP_EXIT_DATAERR, file, line, "field 'turn' must be an integer >= 1 with 'session'");
+	r->turn = r->session ? (long)t : 0;
 }
 
 /*
@@ -404,6 +437,7 @@ static void read_request(struct state *s, const struct gp_slo *slo, const json_t
 	r.ts = opt_num(o, "t_sent_s", file, line);
 	if (gp_json_str(o, "run", &r.run))
 		r.run = NULL;
+	read_turn(o, &r, file, line);
 	add_request(s, slo, &r, file, line);
 }
 
@@ -476,9 +510,10 @@ static char *scan_number(char *p, int *integer)
 	return p;
 }
 
-enum { F_TYPE, F_ARM, F_RATE, F_REP, F_OUTCOME, F_TTFT, F_TPOT, F_TS, F_RUN, F_N };
+enum { F_TYPE, F_ARM, F_RATE, F_REP, F_OUTCOME, F_TTFT, F_TPOT, F_TS, F_RUN, F_SESSION, F_TURN, F_N };
 static const char *const fname[F_N] = {
 	"type", "arm", "rate_rps", "rep", "outcome", "ttft_ms", "tpot_ms", "t_sent_s", "run",
+	"session", "turn",
 };
 
 static int span_num(const struct span *v, double *out)
@@ -505,6 +540,29 @@ static int span_is(const struct span *v, const char *s)
 	size_t n = strlen(s);
 
 	return v->kind == 's' && v->n == n && !memcmp(v->p, s, n);
+}
+
+/* The fast path's read_turn: 0 with r->session, r->turn set; 1 for the
+ * jansson path (anything but a string session with a turn in range, or
+ * neither). */
+static int fast_turn(struct span *f, struct reqf *r)
+{
+	int hs = f[F_SESSION].kind == 's', ht = f[F_TURN].kind == 'i';
+
+	r->session = NULL;
+	r->turn = 0;
+	if ((f[F_SESSION].kind && f[F_SESSION].kind != 's' && f[F_SESSION].kind != 'z') ||
+	    (f[F_TURN].kind && f[F_TURN].kind != 'i' && f[F_TURN].kind != 'z') ||
+	    (hs && (!ht || f[F_TURN].n > 10 || f[F_TURN].p[0] == '-')))
+		return 1;
+	if (!hs)
+		return 0;
+	r->turn = strtol(f[F_TURN].p, NULL, 10);
+	if (r->turn < 1 || r->turn > 0x7fffffffL)
+		return 1;
+	f[F_SESSION].p[f[F_SESSION].n] = 0;
+	r->session = f[F_SESSION].p;
+	return 0;
 }
 
 static int fast_request(char *line, size_t len, struct reqf *r)
@@ -595,6 +653,8 @@ static int fast_request(char *line, size_t len, struct reqf *r)
 	if (r->oc != GP_OUTCOME_FAILED && (isnan(r->ttft) || r->ttft < 0))
 		return 0;
 	if (f[F_RUN].kind && f[F_RUN].kind != 's')
+		return 0;
+	if (fast_turn(f, r))
 		return 0;
 	r->rep = strtoll(f[F_REP].p, NULL, 10);
 	f[F_ARM].p[f[F_ARM].n] = 0;
@@ -1164,6 +1224,58 @@ static void build_cells(struct an *a)
 		c->achieved = mean_all(c->ach, c->n);
 		free(drain);
 		i = j;
+	}
+}
+
+/*
+ * One `turns` record per (arm, rate) whose requests carry sessions: the
+ * reps pooled (counts summed, TTFT quantiles over every rep's samples,
+ * each rep's sessions its own).
+ */
+static void do_turns(struct an *a)
+{
+	for (size_t i = 0; i < a->nc; i++) {
+		const struct cell *c = &a->c[i];
+		struct gp_turns all;
+		json_t *o, *by;
+		long ns, ng;
+		int any = 0;
+
+		gp_turns_init(&all);
+		for (size_t k = 0; k < c->n; k++)
+			if (a->s->g[c->g0 + k].turns) {
+				gp_turns_merge(&all, a->s->g[c->g0 + k].turns);
+				any = 1;
+			}
+		if (!any) {
+			gp_turns_release(&all);
+			continue;
+		}
+		o = json_object();
+		by = json_array();
+		json_object_set_new(o, "type", json_string("turns"));
+		json_object_set_new(o, "arm", json_string(c->arm));
+		gp_json_set_real(o, "rate_rps", c->rate);
+		json_object_set_new(o, "reps", json_integer((json_int_t)c->n));
+		for (int b = 0; b < GP_TURNS_NB; b++) {
+			json_t *t = json_object();
+
+			json_object_set_new(t, "turn", json_string(gp_turns_name(b)));
+			json_object_set_new(t, "attempted", json_integer(all.t[b].attempted));
+			json_object_set_new(t, "good", json_integer(all.t[b].good));
+			json_object_set_new(t, "failed", json_integer(all.t[b].failed));
+			gp_json_set_real(t, "good_fraction", gp_tally_fraction(&all.t[b]));
+			gp_json_set_real(t, "ttft_p50_ms", gp_turns_ttft(&all, b, 0.5));
+			gp_json_set_real(t, "ttft_p90_ms", gp_turns_ttft(&all, b, 0.9));
+			json_array_append_new(by, t);
+		}
+		json_object_set_new(o, "by_turn", by);
+		gp_turns_sessions(&all, &ns, &ng);
+		json_object_set_new(o, "sessions", json_integer(ns));
+		json_object_set_new(o, "sessions_good", json_integer(ng));
+		gp_json_set_real(o, "session_good_fraction", ns ? (double)ng / (double)ns : NAN);
+		emit(a, o);
+		gp_turns_release(&all);
 	}
 }
 
@@ -2191,6 +2303,7 @@ static void analyse(struct an *a, const struct slo_info *si, double accel)
 	if (op->equiv && !arm_present(a, op->equiv))
 		gp_die(GP_EXIT_DATAERR, "--equiv %s: no request records of that arm", op->equiv);
 	do_summaries(a);
+	do_turns(a);
 	if (op->floor)
 		do_floor(a);
 	if (op->floor)

@@ -41,6 +41,7 @@
 #include "base/map.h"
 #include "io/ndjson.h"
 #include "method/pace.h"
+#include "method/session.h"
 #include "base/proc.h"
 #include "wire/scrape.h"
 #include "base/sig.h"
@@ -67,7 +68,8 @@ static const char usage[] =
 "                 [--no-ignore-eos] [--itl] [--http2] [--scrape URL]... [--spin-us N]\n"
 "                 [--max-event-bytes N] [--preconnect N] [--progress] [-o FILE[.gz]] [-z]\n"
 "                 [--api-key-file FILE] [--max-completion-tokens] [--no-model-check]\n"
-"                 [--cacert FILE] [--insecure]\n"
+"                 [--cacert FILE] [--insecure] [--on-failed-turn continue|abandon]\n"
+"                 [--session-key session|cache_key]\n"
 "                 [TRACE...]\n"
 "\n"
 "Replay a trace (NDJSON trace records, files or stdin) against an OpenAI-compatible\n"
@@ -110,6 +112,9 @@ static const char usage[] =
 "  --no-model-check        do not require --model in the server's /v1/models\n"
 "  --cacert FILE           verify https certificates against FILE's CAs\n"
 "  --insecure              do not verify the certificate\n"
+"  --on-failed-turn P      a failed session turn: continue (default) or abandon\n"
+"  --session-key K         --key-header of a session's turn: its session (default)\n"
+"                          or its record's cache_key\n"
 "  -h, --help              this text;  --version  the version\n";
 
 /* Error classes (the record's "error"): stream.h. */
@@ -214,6 +219,8 @@ static struct {
 	int no_model_check;
 	const char *cacert;
 	int insecure;
+	enum gp_sess_policy on_failed;	/* session.h */
+	int key_from_cache;		/* --session-key cache_key */
 } cfg = {
 	.api_chat = 1, .arm = "default", .rep = 1, .deadline_s = 600, .idle_s = 60,
 	.shard_i = 1, .shard_n = 1, .block_tokens = 512, .ignore_eos = 1,
@@ -228,7 +235,10 @@ struct req {
 	unsigned long index;		/* trace record index, file order */
 	char *id;			/* owned copy of the trace id */
 	size_t id_cap;
-	long in_tokens;			/* from the trace */
+	long in_tokens;			/* from the trace (a session's: history + message) */
+	struct gp_session *sess;	/* NULL, or its session (session.h) */
+	size_t turn;			/* 1-based turn in sess; 0 without one */
+	struct gp_buf answer;		/* a real turn's answer text, as received */
 	int64_t sched_ns, dispatch_ns;
 	int64_t runq0_ns;		/* client run-queue wait when its window began, -1: unknown */
 	int capped;
@@ -250,6 +260,9 @@ static struct {
 	char rate_txt[32];		/* rate_rps as JSON (number or null) */
 	double rate_rps;		/* NaN when unknown */
 	unsigned long attempted, ok, single, failed, by_err[E_NCLASS], capped;
+	unsigned long unsent;		/* abandoned turns: attempted, never sent */
+	unsigned long starts;		/* open-loop arrivals: no session, or turn 1 */
+	int64_t first_start_ns, last_start_ns;
 	int64_t first_send_ns, last_send_ns, last_done_ns;
 	struct gp_hist late;	/* dispatch − scheduled */
 	struct gp_hist conn;	/* sent − dispatch of sends on a new connection */
@@ -425,6 +438,25 @@ static void summary_add(const struct gp_stream *st, const struct gp_stream_resul
 		G.last_end_ns = st->end_ns;
 }
 
+/* A request record's head, up to its session and turn: {"type":"request",
+ * "run",…,"id",…,"session":…,"turn":… (null, null outside a session). */
+static void write_head(struct sb *b, const char *id, const struct gp_session *s, size_t turn)
+{
+	b->len = 0;
+	sb_str(b, "{\"type\":\"request\",\"run\":");
+	sb_jstr(b, G.run_id);
+	sb_str(b, ",\"arm\":");
+	sb_jstr(b, cfg.arm);
+	sb_fmt(b, ",\"rep\":%ld,\"rate_rps\":%s,\"id\":", cfg.rep, G.rate_txt);
+	sb_jstr(b, id);
+	sb_str(b, ",\"session\":");
+	sb_jstr(b, s ? s->name : NULL);
+	if (s)
+		sb_fmt(b, ",\"turn\":%zu", turn);
+	else
+		sb_str(b, ",\"turn\":null");
+}
+
 static void write_record(struct req *r)
 {
 	struct sb *b = &G.rec;
@@ -437,13 +469,7 @@ static void write_record(struct req *r)
 	size_t i;
 
 	gp_stream_result(st, &m);
-	b->len = 0;
-	sb_str(b, "{\"type\":\"request\",\"run\":");
-	sb_jstr(b, G.run_id);
-	sb_str(b, ",\"arm\":");
-	sb_jstr(b, cfg.arm);
-	sb_fmt(b, ",\"rep\":%ld,\"rate_rps\":%s,\"id\":", cfg.rep, G.rate_txt);
-	sb_jstr(b, r->id);
+	write_head(b, r->id, r->sess, r->turn);
 	sb_str(b, ",\"t_sched_s\":");
 	sb_num(b, gp_ns_to_s(r->sched_ns - G.t0), 6);
 	sb_str(b, ",\"t_sent_s\":");
@@ -519,6 +545,13 @@ static void tally(const struct req *r, const struct gp_stream_result *m)
 	if (st->sent_ns && st->connects > 0) {
 		G.new_conns++;
 		gp_hist_add(&G.conn, st->sent_ns - r->dispatch_ns);
+	}
+	if (!r->sess || r->turn == 1) {
+		G.starts++;
+		if (!G.first_start_ns || s < G.first_start_ns)
+			G.first_start_ns = s;
+		if (s > G.last_start_ns)
+			G.last_start_ns = s;
 	}
 	if (!G.first_send_ns || s < G.first_send_ns)
 		G.first_send_ns = s;
@@ -611,11 +644,15 @@ static void touch(struct req *r)
 	list_push(&G.inflight, r);
 }
 
+static void session_next(struct req *r);
+
 /* Finish a request that http.c no longer runs. */
 static void finish(struct req *r)
 {
 	inflight_del(r);
 	write_record(r);
+	if (r->sess)
+		session_next(r);
 	req_put(r);
 }
 
@@ -675,6 +712,7 @@ static void build_body(struct req *r, const struct gp_trace_rec *rec)
 {
 	struct gp_oai_req q = { 0 };
 	static struct sb synth;
+	json_t *hist = NULL;
 
 	q.chat = cfg.api_chat;
 	q.model = cfg.model;
@@ -684,7 +722,18 @@ static void build_body(struct req *r, const struct gp_trace_rec *rec)
 	q.stream = 1;
 	q.include_usage = 1;
 	q.ignore_eos = cfg.ignore_eos;
-	if (!rec->messages && rec->prompt) {
+	if (r->sess && cfg.api_chat) {
+		/* A session's turn: its history then its message (session.h). */
+		hist = gp_session_messages(r->sess, r->turn, cfg.block_tokens, &r->in_tokens);
+		if (!hist)
+			gp_die_nomem();
+		q.messages = hist;
+	} else if (r->sess) {
+		synth.len = 0;
+		r->in_tokens = gp_session_prompt(r->sess, r->turn, cfg.block_tokens, &synth);
+		q.prompt = synth.p ? synth.p : "";
+		q.prompt_len = synth.len;
+	} else if (!rec->messages && rec->prompt) {
 		q.prompt = rec->prompt;
 		q.prompt_len = strlen(rec->prompt);
 	} else if (!rec->messages) {
@@ -700,6 +749,7 @@ static void build_body(struct req *r, const struct gp_trace_rec *rec)
 	}
 	if (gp_oai_req_write(&r->body, &q))
 		gp_die_nomem();
+	json_decref(hist);
 }
 
 /* The next record of this shard, prepared to go (body, headers, schedule),
@@ -712,6 +762,7 @@ static struct {
 	long longest;			/* the largest input + output tokens of a record */
 	unsigned long longest_line;	/* and where it is */
 	char longest_in[512];
+	struct gp_sessions ss;		/* the trace's sessions (session.h) */
 } S;
 
 /*
@@ -753,6 +804,48 @@ static void check_nofile(unsigned long nrec)
 			G.nofile, G.nofile - GP_NOFILE_MARGIN);
 }
 
+/* A request for record `id` (trace index `index`) due at sched_ns, with
+ * its body built from rec (and r->sess, r->turn) and its headers. */
+static struct req *req_prepare(const char *id, unsigned long index, int64_t sched_ns,
+			       struct gp_session *sess, size_t turn, const struct gp_trace_rec *rec)
+{
+	struct req *r = req_get();
+	size_t n = strlen(id) + 1;
+	const char *key = rec->cache_key;
+
+	r->index = index;
+	r->id = gp_xgrow(r->id, &r->id_cap, n, 1, 64);
+	memcpy(r->id, id, n);
+	r->in_tokens = rec->input_tokens;
+	r->sess = sess;
+	r->turn = turn;
+	r->sched_ns = sched_ns;
+	/* A turn with its own text resends the answer it got (session.h). */
+	r->answer.len = 0;
+	r->st.text = sess && gp_session_real(sess, turn) ? &r->answer : NULL;
+	/* The window that explains this send's lateness starts when
+	 * the client was last ahead of its schedule: now, unless this
+	 * send is already due (then an earlier delay made it late). */
+	if (!G.runq_win_set || gp_now_ns() < r->sched_ns) {
+		G.runq_win = runq_wait_ns();
+		G.runq_win_set = 1;
+	}
+	r->runq0_ns = G.runq_win;
+	build_body(r, rec);
+	r->hdr_id.len = 0;
+	sb_str(&r->hdr_id, "X-Request-Id: ");
+	sb_str(&r->hdr_id, id);
+	r->hdr_key.len = 0;
+	if (sess && !cfg.key_from_cache)
+		key = sess->name;	/* a session's turns share its key */
+	if (cfg.key_header && key) {
+		sb_str(&r->hdr_key, cfg.key_header);
+		sb_str(&r->hdr_key, ": ");
+		sb_str(&r->hdr_key, key);
+	}
+	return r;
+}
+
 static struct req *prepare_next(void)
 {
 	struct gp_trace_rec rec;
@@ -769,6 +862,12 @@ static struct req *prepare_next(void)
 			S.eof = 1;
 			break;
 		}
+		if (rec.session && rec.turn > 1) {
+			/* A later turn: sent by its session, not by the schedule. */
+			S.index++;
+			json_decref(o);
+			continue;
+		}
 		off = gp_pace_next(&S.pace, rec.t_s);
 		if (cfg.duration_s > 0 && off >= cfg.duration_s) {
 			S.eof = 1;
@@ -776,32 +875,13 @@ static struct req *prepare_next(void)
 			break;
 		}
 		if (gp_pace_in_shard(S.index++, cfg.shard_i, cfg.shard_n)) {
-			struct req *r = req_get();
-			size_t n = strlen(rec.id) + 1;
+			struct gp_session *sess = rec.session ? gp_sessions_get(&S.ss, rec.session) : NULL;
+			struct req *r;
 
-			r->index = S.index - 1;
-			r->id = gp_xgrow(r->id, &r->id_cap, n, 1, 64);
-			memcpy(r->id, rec.id, n);
-			r->in_tokens = rec.input_tokens;
-			r->sched_ns = G.t0 + (int64_t)llround(off * 1e9);
-			/* The window that explains this send's lateness starts when
-			 * the client was last ahead of its schedule: now, unless this
-			 * send is already due (then an earlier delay made it late). */
-			if (!G.runq_win_set || gp_now_ns() < r->sched_ns) {
-				G.runq_win = runq_wait_ns();
-				G.runq_win_set = 1;
-			}
-			r->runq0_ns = G.runq_win;
-			build_body(r, &rec);
-			r->hdr_id.len = 0;
-			sb_str(&r->hdr_id, "X-Request-Id: ");
-			sb_str(&r->hdr_id, rec.id);
-			r->hdr_key.len = 0;
-			if (cfg.key_header && rec.cache_key) {
-				sb_str(&r->hdr_key, cfg.key_header);
-				sb_str(&r->hdr_key, ": ");
-				sb_str(&r->hdr_key, rec.cache_key);
-			}
+			if (sess)
+				sess->next = 1;	/* turn 1 is this request */
+			r = req_prepare(rec.id, S.index - 1, G.t0 + (int64_t)llround(off * 1e9),
+					sess, sess ? 1 : 0, &rec);
 			json_decref(o);
 			gp_trace_release(&rec);
 			return r;
@@ -810,6 +890,99 @@ static struct req *prepare_next(void)
 	}
 	gp_trace_release(&rec);
 	return NULL;
+}
+
+/* The next turn of s (turn[s->next]), prepared to go at s->ready_ns. */
+static struct req *prepare_turn(struct gp_session *s)
+{
+	const struct gp_sess_turn *t = &s->turn[s->next];
+	struct gp_trace_rec rec;
+
+	gp_trace_init(&rec);
+	rec.input_tokens = t->in_tokens;
+	rec.output_tokens = t->out_tokens;
+	rec.cache_key = t->cache_key;
+	return req_prepare(t->id, t->index, s->ready_ns, s, s->next + 1, &rec);
+}
+
+/* The ready turn due first, prepared (NULL when no session is ready). */
+static struct req *turn_next(void)
+{
+	struct gp_session *s = gp_sessions_top(&S.ss);
+
+	if (s && !s->user)
+		s->user = prepare_turn(s);
+	return s ? s->user : NULL;
+}
+
+/*
+ * The record of turn t (0-based) of s, which was never sent because turn
+ * `failed` (0-based) failed and the session was abandoned: attempted and
+ * failed, class abandoned, every measurement null.
+ */
+static void write_unsent(const struct gp_session *s, size_t t, size_t failed, int cls)
+{
+	struct sb *b = &G.rec;
+	const struct gp_sess_turn *u = &s->turn[t];
+	char why[96];
+
+	write_head(b, u->id, s, t + 1);
+	sb_fmt(b, ",\"t_sched_s\":null,\"t_sent_s\":null,\"connect_ms\":null,\"new_connection\":null,"
+	       "\"ttft_ms\":null,\"tpot_ms\":null,\"e2e_ms\":null,\"in_tokens\":%ld,\"out_tokens\":null,"
+	       "\"tokens_from\":null,\"outcome\":\"failed\",\"error\":\"abandoned\",\"http_status\":null,"
+	       "\"error_detail\":", u->in_tokens);
+	snprintf(why, sizeof(why), "turn %zu failed (%s): session abandoned", failed + 1,
+		 gp_stream_class_name(cls) ? gp_stream_class_name(cls) : "?");
+	sb_jstr(b, why);
+	sb_str(b, ",\"backend\":null,\"receipt\":null,\"prefill\":null,\"decode\":null");
+	if (cfg.itl)
+		sb_str(b, ",\"itl_ms\":[]");
+	sb_str(b, "}");
+	if (gp_out_line(&G.out, b->p, b->len))
+		gp_output_failed(&G.out);
+	G.attempted++;
+	G.failed++;
+	G.unsent++;
+	G.by_err[GP_STREAM_ABANDONED]++;
+}
+
+/*
+ * r, a session's turn, is over: its session goes on (its next turn ready
+ * think_s after r ended), ends, or is abandoned (policy, session.h).  After
+ * a stop nothing more is sent or recorded: the run is interrupted.  A next
+ * turn past --max-requests is not part of the run, as a record past it is
+ * not; --duration-s bounds when sessions start, and a session that started
+ * runs to its end (as a request sent completes).
+ */
+static void session_next(struct req *r)
+{
+	struct gp_session *s = r->sess;
+	const struct gp_stream *st = &r->st;
+	struct gp_stream_result m;
+	int64_t end = st->end_ns ? st->end_ns : gp_now_ns(), ready;
+
+	if (gp_sig_stop())
+		return;
+	gp_stream_result(st, &m);
+	if (st->text && !m.cls && !st->text_lost)
+		gp_session_keep_answer(s, r->answer.p ? r->answer.p : "", r->answer.len);
+	switch (gp_session_done(&S.ss, s, !m.cls, m.out_tokens, end, &ready)) {
+	case GP_SESS_END:
+		return;
+	case GP_SESS_ABANDONED:
+		for (size_t t = s->next; t < s->nturns; t++)
+			if (!cfg.max_requests || s->turn[t].index < (unsigned long)cfg.max_requests)
+				write_unsent(s, t, s->next - 1, m.cls);
+		gp_session_give_up(s);
+		return;
+	case GP_SESS_READY:
+		if (cfg.max_requests && s->turn[s->next].index >= (unsigned long)cfg.max_requests) {
+			gp_session_give_up(s);
+			return;
+		}
+		gp_sessions_push(&S.ss, s, ready);
+		return;
+	}
 }
 
 static void dispatch(struct req *r)
@@ -907,7 +1080,7 @@ enum {
 	O_IDLE, O_DURATION, O_MAXREQ, O_MAXINFL, O_KEYH, O_RECH, O_RECFROM, O_BACKH, O_SHARD,
 	O_STARTAT, O_RUN, O_BLOCK, O_NOEOS, O_ITL, O_HTTP2, O_SCRAPE, O_SPIN, O_MAXEV,
 	O_PROGRESS, O_PRECONNECT, O_APIKEYFILE, O_MAXCT, O_NOMODELCHECK, O_CACERT, O_INSECURE,
-	O_HELP, O_VERSION,
+	O_ONFAILED, O_SESSKEY, O_HELP, O_VERSION,
 };
 
 static const struct option longopts[] = {
@@ -946,6 +1119,8 @@ static const struct option longopts[] = {
 	{ "no-model-check", no_argument, NULL, O_NOMODELCHECK },
 	{ "cacert", required_argument, NULL, O_CACERT },
 	{ "insecure", no_argument, NULL, O_INSECURE },
+	{ "on-failed-turn", required_argument, NULL, O_ONFAILED },
+	{ "session-key", required_argument, NULL, O_SESSKEY },
 	{ "output", required_argument, NULL, 'o' },
 	{ "gzip", no_argument, NULL, 'z' },
 	{ "help", no_argument, NULL, O_HELP },
@@ -997,6 +1172,14 @@ static void check_args(void)
 	}
 }
 
+/* 0 when v is a, 1 when it is b, else a usage error naming opt. */
+static int one_of(const char *opt, const char *v, const char *a, const char *b)
+{
+	if (strcmp(v, a) && strcmp(v, b))
+		gp_usage_error("%s: '%s' is not %s or %s", opt, v, b, a);
+	return !strcmp(v, b);
+}
+
 static void parse_args(int argc, char **argv)
 {
 	int c;
@@ -1004,14 +1187,7 @@ static void parse_args(int argc, char **argv)
 	while ((c = gp_getopt(argc, argv, "H:o:zh", longopts)) != -1) {
 		switch (c) {
 		case O_URL: cfg.url_in = optarg; break;
-		case O_API:
-			if (!strcmp(optarg, "chat"))
-				cfg.api_chat = 1;
-			else if (!strcmp(optarg, "completions"))
-				cfg.api_chat = 0;
-			else
-				gp_usage_error("--api: '%s' is not chat or completions", optarg);
-			break;
+		case O_API: cfg.api_chat = one_of("--api", optarg, "completions", "chat"); break;
 		case O_MODEL: cfg.model = optarg; break;
 		case O_ARM: cfg.arm = optarg; break;
 		case O_REP: cfg.rep = gp_opt_long("--rep", optarg, 0, 1000000); break;
@@ -1071,6 +1247,11 @@ static void parse_args(int argc, char **argv)
 		case O_NOMODELCHECK: cfg.no_model_check = 1; break;
 		case O_CACERT: cfg.cacert = optarg; break;
 		case O_INSECURE: cfg.insecure = 1; break;
+		case O_ONFAILED:
+			if (gp_sess_policy_parse(optarg, &cfg.on_failed))
+				gp_usage_error("--on-failed-turn: '%s' is not continue or abandon", optarg);
+			break;
+		case O_SESSKEY: cfg.key_from_cache = one_of("--session-key", optarg, "session", "cache_key"); break;
 		case 'o': cfg.out_path = optarg; break;
 		case 'z': cfg.gzip = 1; break;
 		case 'h':
@@ -1171,7 +1352,9 @@ static void write_header(uint64_t digest, unsigned long nrec, double trace_rps)
 	       cfg.max_completion_tokens ? "true" : "false", cfg.no_model_check ? "false" : "true",
 	       cfg.insecure ? "false" : "true");
 	sb_jstr(b, cfg.cacert);
-	sb_str(b, "}");
+	sb_fmt(b, ",\"sessions\":%zu,\"on_failed_turn\":\"%s\",\"session_key\":\"%s\"}",
+	       gp_sessions_count(&S.ss), gp_sess_policy_name(cfg.on_failed),
+	       cfg.key_from_cache ? "cache_key" : "session");
 	if (gp_out_line(&G.out, b->p, b->len))
 		gp_output_failed(&G.out);
 }
@@ -1205,8 +1388,9 @@ static int write_trailer(int interrupted)
 	double mx = G.late.count ? (double)G.late.max_ns / 1e6 : NAN;
 	int behind = G.late.count && (p99 > 1.0 || mx > 10.0);
 	int64_t end = G.last_done_ns > G.t0 ? G.last_done_ns : gp_now_ns();
-	double ach = G.attempted >= 2 && G.last_send_ns > G.first_send_ns
-		     ? (double)(G.attempted - 1) / gp_ns_to_s(G.last_send_ns - G.first_send_ns) : NAN;
+	unsigned long nsent = G.attempted - G.unsent;
+	double ach = nsent >= 2 && G.last_send_ns > G.first_send_ns
+		     ? (double)(nsent - 1) / gp_ns_to_s(G.last_send_ns - G.first_send_ns) : NAN;
 	int64_t runq = runq_wait_ns();
 	long majflt = 0;
 	int64_t cpu = cpu_ns(&majflt);
@@ -1248,6 +1432,11 @@ static int write_trailer(int interrupted)
 	sb_num(b, gp_ns_to_s(end - G.t0), 6);
 	sb_str(b, ",\"achieved_rps\":");
 	sb_num(b, ach, 4);
+	/* The open loop alone (what rate_rps labels): sessions' later turns
+	 * are closed loop, so they are not held to it. */
+	sb_fmt(b, ",\"starts\":%lu,\"achieved_start_rps\":", G.starts);
+	sb_num(b, G.starts >= 2 && G.last_start_ns > G.first_start_ns
+	       ? (double)(G.starts - 1) / gp_ns_to_s(G.last_start_ns - G.first_start_ns) : NAN, 4);
 	sb_fmt(b, ",\"ended_at\":\"%s\",\"interrupted\":%s}",
 	       gp_rfc3339(G.wall0 + (end - G.t0), at, sizeof(at)), interrupted ? "true" : "false");
 	if (gp_out_line(&G.out, b->p, b->len))
@@ -1370,28 +1559,46 @@ static void print_summary(double offered, double achieved)
 
 /* ---- the phases of a run ---- */
 
-/* First pass: validate every record (order in time, unique ids), digest and
- * count them.  *t_first and *t_last get the first and last t_s. */
-static unsigned long trace_scan(uint64_t *digest, double *t_first, double *t_last)
+/* First pass: validate every record (order in time, unique ids, sessions'
+ * turns in order), digest and count them, and keep the sessions' turns.
+ * *n_open, *t_first and *t_last get the number of records the open-loop
+ * schedule places (all but the later turns of sessions) and the first and
+ * last t_s among them. */
+static unsigned long trace_scan(uint64_t *digest, unsigned long *n_open, double *t_first,
+				double *t_last)
 {
 	struct gp_trace_rec rec;
 	json_t *o;
 	unsigned long nrec = 0, line_prev = 0;
 	const char *name_prev = NULL;
+	double t_prev = 0;
+	struct gp_trace_check chk;
+	char err[256];
 
 	struct gp_map *ids = gp_map_new();	/* each trace id at most once */
+
+	gp_trace_check_init(&chk);
+	gp_sessions_init(&S.ss, cfg.on_failed);
+	*n_open = 0;
 
 	trace_setup(&S.t, cfg.paths, cfg.npaths);
 	trace_open(&S.t);
 	gp_trace_init(&rec);
 	while (trace_next(&S.t, &o, &rec, digest)) {
-		if (nrec == 0)
-			*t_first = rec.t_s;
-		else if (rec.t_s < *t_last)
+		if (nrec > 0 && rec.t_s < t_prev)
 			gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in),
-				  "field 't_s' goes back in time (%g after %g at %s:%lu)", rec.t_s, *t_last,
+				  "field 't_s' goes back in time (%g after %g at %s:%lu)", rec.t_s, t_prev,
 				  name_prev ? name_prev : "-", line_prev);
-		*t_last = rec.t_s;
+		t_prev = rec.t_s;
+		if (gp_trace_check_rec(&chk, &rec, err, sizeof(err)))
+			gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in), "%s", err);
+		if (rec.session)
+			gp_sessions_add(&S.ss, &rec, nrec);
+		if (!rec.session || rec.turn == 1) {
+			if ((*n_open)++ == 0)
+				*t_first = rec.t_s;
+			*t_last = rec.t_s;
+		}
 		if (gp_map_add(ids, rec.id) < nrec)	/* a new id takes index nrec */
 			gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in),
 				  "field 'id': '%s' is not unique in the trace", rec.id);
@@ -1412,6 +1619,7 @@ static unsigned long trace_scan(uint64_t *digest, double *t_first, double *t_las
 	gp_trace_release(&rec);
 	gp_input_release(&S.t.in);
 	gp_map_free(ids);
+	gp_trace_check_release(&chk);
 	if (nrec == 0)
 		gp_die(GP_EXIT_DATAERR, "%s: the trace holds no record", cfg.npaths ? cfg.paths[0] : "-");
 	return nrec;
@@ -1582,6 +1790,11 @@ static void cancel_all(struct req *la)
 		abort_req(G.waiting.next, GP_STREAM_CANCELLED, now);
 	if (la)
 		req_put(la);
+	for (struct gp_session *s; (s = gp_sessions_pop(&S.ss));)
+		if (s->user) {	/* a turn prepared, never sent: not attempted */
+			req_put(s->user);
+			s->user = NULL;
+		}
 }
 
 /* Can la go now, as far as --max-inflight is concerned? */
@@ -1604,24 +1817,36 @@ static int run_loop(struct req *la, int show_progress, int *unreachable)
 	for (;;) {
 		int64_t now = gp_now_ns(), wake;
 		int can_send;
+		struct req *tn, *nx;
 
 		if (gp_sig_stop() || (*unreachable = unreachable_now())) {
 			cancel_all(la);
 			return 1;
 		}
-		can_send = may_send(la);
-		if (can_send && now >= la->sched_ns) {
-			dispatch(la);
-			la = prepare_next();
+		/* The next send: the open loop's, or a session's ready turn. */
+		tn = turn_next();
+		nx = !tn || (la && la->sched_ns <= tn->sched_ns) ? la : tn;
+		can_send = may_send(nx);
+		if (can_send && now >= nx->sched_ns) {
+			if (nx == la) {
+				dispatch(la);
+				la = prepare_next();
+			} else {
+				struct gp_session *s = gp_sessions_pop(&S.ss);
+
+				s->user = NULL;
+				s->next++;
+				dispatch(nx);
+			}
 			continue;
 		}
-		if (!la && G.n_inflight == 0)
+		if (!nx && G.n_inflight == 0)
 			return 0;
-		if (la && !can_send && now >= la->sched_ns && !la->capped) {
-			la->capped = 1;		/* due, but --max-inflight holds it back */
+		if (nx && !can_send && now >= nx->sched_ns && !nx->capped) {
+			nx->capped = 1;		/* due, but --max-inflight holds it back */
 			G.capped++;
 		}
-		wake = can_send ? la->sched_ns - spin_ns : now + 100 * GP_NS_PER_MS;
+		wake = can_send ? nx->sched_ns - spin_ns : now + 100 * GP_NS_PER_MS;
 		if (sweep_ns && next_sweep < wake)
 			wake = next_sweep;
 		if (show_progress && next_progress < wake)
@@ -1629,10 +1854,10 @@ static int run_loop(struct req *la, int show_progress, int *unreachable)
 		if (gp_http_poll(G.http, wake) < 0)
 			gp_die(GP_EXIT_SOFTWARE, "epoll: %s", strerror(errno));
 		now = gp_now_ns();
-		if (can_send && may_send(la) && now >= la->sched_ns - spin_ns) {
+		if (can_send && may_send(nx) && now >= nx->sched_ns - spin_ns) {
 			/* The final stretch: busy-wait on the clock (no I/O for at
 			 * most spin_us) so the send is not rounded by the scheduler. */
-			while ((now = gp_now_ns()) < la->sched_ns)
+			while ((now = gp_now_ns()) < nx->sched_ns)
 				;
 		}
 		if (sweep_ns && now >= next_sweep) {
@@ -1653,8 +1878,9 @@ static int run_loop(struct req *la, int show_progress, int *unreachable)
 static int run_finish(int interrupted, int unreachable)
 {
 	write_trailer(interrupted);
-	print_summary(G.rate_rps, G.attempted >= 2 && G.last_send_ns > G.first_send_ns
-		      ? (double)(G.attempted - 1) / gp_ns_to_s(G.last_send_ns - G.first_send_ns) : NAN);
+	print_summary(G.rate_rps, G.attempted - G.unsent >= 2 && G.last_send_ns > G.first_send_ns
+		      ? (double)(G.attempted - G.unsent - 1) / gp_ns_to_s(G.last_send_ns - G.first_send_ns)
+		      : NAN);
 	gp_output_close(&G.out);
 	gp_http_free(G.http);
 	if (unreachable ||
@@ -1674,7 +1900,7 @@ static int run_finish(int interrupted, int unreachable)
 int main(int argc, char **argv)
 {
 	uint64_t digest = GP_FNV64_OFFSET;
-	unsigned long nrec;
+	unsigned long nrec, n_open;
 	double t_first = 0, t_last = 0, trace_rps;
 	struct req *la;
 	int interrupted, unreachable = 0, show_progress;
@@ -1686,8 +1912,8 @@ int main(int argc, char **argv)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	if (gp_http_global_init())
 		gp_die(GP_EXIT_SOFTWARE, "cannot initialise libcurl");
-	nrec = trace_scan(&digest, &t_first, &t_last);
-	trace_rps = schedule(nrec, t_first, t_last);
+	nrec = trace_scan(&digest, &n_open, &t_first, &t_last);
+	trace_rps = schedule(n_open, t_first, t_last);
 	check_nofile(nrec);
 	run_setup();
 	set_start();

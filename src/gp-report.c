@@ -125,6 +125,9 @@ static const struct spec specs[] = {
 	{ "power", "half_width", K_NUM, 0 }, { "power", "delta", K_NUM, 0 },
 	{ "rung_added", "rate_rps", K_NUM, 1 }, { "rung_added", "direction", K_STR, 1 },
 	{ "rung_added", "reason", K_STR, 0 }, { "ladder_limit", "direction", K_STR, 1 },
+	{ "turns", "arm", K_STR, 1 }, { "turns", "rate_rps", K_NUM, 1 },
+	{ "turns", "by_turn", K_ARR, 1 }, { "turns", "sessions", K_INT, 0 },
+	{ "turns", "sessions_good", K_INT, 0 },
 };
 
 static const char *const kind_name[] = {
@@ -1365,6 +1368,41 @@ static void parse(int argc, char **argv, struct opts *o)
 	}
 }
 
+/* The by-turn table: per arm and rate, each turn's requests, good fraction
+ * and TTFT, and the sessions all of whose turns were good. */
+static void sec_turns(struct gp_doc *d, const struct gp_records *m, int drawn)
+{
+	const json_t *o;
+	size_t i = 0;
+
+	if (!gp_records_count(m, "turns"))
+		return;		/* no sessions in the campaign: no section */
+	gp_doc_heading(d, 2, "Sessions: by turn");
+	if (drawn)
+		gp_doc_figure(d, "turns.png", "turns.svg",
+			      "TTFT by turn of the session per arm: p50 solid, p90 dashed.");
+	TABLE(d, "lrlrrrrrr", "arm", "rate (req/s)", "turn", "attempted", "good fraction", "TTFT p50 (ms)",
+	      "TTFT p90 (ms)", "sessions good", "of sessions");
+	while ((o = gp_records_next(m, "turns", &i))) {
+		const json_t *by = json_object_get(o, "by_turn");
+
+		for (size_t j = 0; j < json_array_size(by); j++) {
+			const json_t *t = json_array_get(by, j);
+
+			gp_doc_cell(d, "%s", gp_jstr(o, "arm", ""));
+			gp_doc_cell(d, "%s", gp_g4(gp_jnum(o, "rate_rps")));
+			gp_doc_cell(d, "%s", gp_jstr(t, "turn", "?"));
+			gp_doc_cell(d, "%s", gp_g4(gp_jnum(t, "attempted")));
+			gp_doc_cell(d, "%s", gp_f3(gp_jnum(t, "good_fraction")));
+			gp_doc_cell(d, "%s", gp_ms(gp_jnum(t, "ttft_p50_ms")));
+			gp_doc_cell(d, "%s", gp_ms(gp_jnum(t, "ttft_p90_ms")));
+			gp_doc_cell(d, "%s", j ? "" : gp_g4(gp_jnum(o, "sessions_good")));
+			gp_doc_cell(d, "%s", j ? "" : gp_g4(gp_jnum(o, "sessions")));
+		}
+	}
+}
+
+
 static void draw(const struct gp_records *m, const struct opts *o, double rate, struct gp_plot_drawn *dr)
 {
 	char *gdir, msg[1024];
@@ -1407,6 +1445,7 @@ static struct gp_doc *build(const struct gp_records *m, const struct opts *o, do
 	sec_probe(d, m, dr->probe);
 	sec_goodfrac(d, m, dr->goodfrac);
 	sec_latency(d, m, rate, why, dr->cdf);
+	sec_turns(d, m, dr->turns);
 	sec_compare(d, m);
 	sec_power(d, m);
 	sec_validity(d, m);

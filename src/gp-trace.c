@@ -37,9 +37,11 @@ static const char usage[] =
 "                      [--prefix-tokens P] [--input-tokens DIST] [--output-tokens DIST]\n"
 "                      [--arrival poisson|gamma|constant] [--burstiness B]\n"
 "                      [--block-tokens T] [--seed S] [-o FILE[.gz]] [-z]\n"
+"                      [--sessions N [--turns DIST] [--think-s SDIST]\n"
+"                       [--first-input-tokens DIST]]\n"
 "       gp-trace from-mooncake [--key-blocks N] [-o FILE[.gz]] [-z] [FILE]\n"
 "       gp-trace from-azure [-o FILE[.gz]] [-z] [FILE]\n"
-"       gp-trace from-burstgpt [-o FILE[.gz]] [-z] [FILE]\n"
+"       gp-trace from-burstgpt [--sessions on|off] [-o FILE[.gz]] [-z] [FILE]\n"
 "       gp-trace stats [FILE...]\n"
 "       gp-trace prompt [--block-tokens T] [-o FILE[.gz]] [-z] [FILE...]\n"
 "       gp-trace --help | --version\n"
@@ -61,10 +63,22 @@ static const char usage[] =
 "                      D: N | uniform:A:B | lognormal:MEDIAN:SIGMA\n"
 "  --block-tokens T    tokens per hash_ids block (default 512)\n"
 "  --seed S            random seed (default 1)\n"
+"  --sessions N        N multi-turn sessions instead of --requests: sessions\n"
+"                      start at --rate-rps (--arrival); --input-tokens is each\n"
+"                      turn's new message, the history comes from gp-replay\n"
+"  --turns D           turns per session (default 4; D as for tokens)\n"
+"  --think-s SD        pause before turns 2.. after the previous one completed\n"
+"                      (default 5): S | uniform:A:B | exp:MEAN |\n"
+"                      lognormal:MEDIAN:SIGMA, seconds\n"
+"  --first-input-tokens D  turn 1's message (default: --input-tokens), e.g. a\n"
+"                      document the later, shorter turns ask about\n"
 "from-mooncake: Mooncake JSONL (ms timestamps, 512-token hash_ids).\n"
 "  --key-blocks N      cache_key = the first N hash_ids (default 2; 0: none)\n"
 "from-azure: Azure LLM inference CSV (TIMESTAMP,ContextTokens,GeneratedTokens).\n"
 "from-burstgpt: BurstGPT CSV (6- or 8-column layout); cache_key = Session ID.\n"
+"  --sessions on       rows with a Session ID become that session's turns:\n"
+"                      think_s = Timestamp - (previous turn's Timestamp +\n"
+"                      Elapsed time), at least 0 (default off)\n"
 "stats: one trace_stats record summarizing the trace records read.\n"
 "prompt: one prompt record per trace record, with the synthesized prompt.\n"
 "  -o, --output FILE   write to FILE (gzip when it ends in .gz)\n"
@@ -93,6 +107,12 @@ struct opts {
 	long block_tokens;
 	uint64_t seed;
 	long key_blocks;
+	long sessions;		/* 0: independent requests */
+	struct gp_dist turns;
+	struct gp_secs think;
+	struct gp_dist first_dist;
+	int first_set;
+	int requests_set, sess_opt_set;
 	const char *output;
 	int gzip;
 	char **files;
@@ -225,6 +245,121 @@ static void cmd_synth(const struct opts *o)
 	gsl_rng_free(rk);
 	gsl_rng_free(ri);
 	gsl_rng_free(ro);
+}
+
+/* One record of a synthesized session, kept until all are sorted by t_s. */
+struct srec {
+	double t_s;
+	long seq;		/* generation order: ties keep a session's turns in order */
+	long sess, turn, in, out;
+	double think_s;
+	long key;		/* 0: none */
+	size_t ids0, nids;	/* hash_ids in the shared array */
+};
+
+static int srec_cmp(const void *a, const void *b)
+{
+	const struct srec *x = a, *y = b;
+
+	if (x->t_s != y->t_s)
+		return x->t_s < y->t_s ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/*
+ * synth --sessions: session i starts at the i-th arrival; its turn 1 carries
+ * the key's shared prefix blocks (as a synth request does), later turns new
+ * blocks only (their history is built by gp-replay).  The t_s of turn k >= 2
+ * is a nominal one, the previous turn's plus its think time (responses taking
+ * no time): it keeps the file in time order and is not used to send.
+ */
+static void cmd_synth_sessions(const struct opts *o)
+{
+	gsl_rng *ra = stream(o->seed, 0), *rk = stream(o->seed, 1);
+	gsl_rng *ri = stream(o->seed, 2), *ro = stream(o->seed, 3);
+	gsl_rng *rt = stream(o->seed, 4), *rth = stream(o->seed, 5);
+	gsl_ran_discrete_t *zipf = NULL;
+	long prefix_blocks = o->keys > 0 ? o->prefix_tokens / o->block_tokens : 0;
+	long long next_unique = 0;
+	struct srec *v = NULL;
+	int64_t *ids = NULL;
+	size_t n = 0, cap = 0, nids = 0, ids_cap = 0;
+	double t0 = 0;
+	char id[48], key[32], sess[32];
+
+	if (o->keys > 0 && !(zipf = gp_zipf_table(o->keys, o->zipf)))
+		gp_die(GP_EXIT_SOFTWARE, "cannot build the Zipf table");
+	for (long i = 0; i < o->sessions; i++) {
+		long turns = gp_dist_draw(&o->turns, rt);
+		long k = zipf ? (long)gsl_ran_discrete(rk, zipf) + 1 : 0;
+		double t;
+
+		if (i > 0)
+			t0 += gp_arrival_gap((enum gp_arrival)o->arrival, o->rate_rps, o->burstiness, ra);
+		t = t0;
+		for (long j = 1; j <= turns; j++) {
+			long in = gp_dist_draw(j == 1 && o->first_set ? &o->first_dist : &o->in_dist, ri);
+			long outt = gp_dist_draw(&o->out_dist, ro);
+			double think = j > 1 ? nearbyint(gp_secs_draw(&o->think, rth) * 1e6) / 1e6 : 0;
+			size_t nb = (size_t)((in + o->block_tokens - 1) / o->block_tokens);
+			size_t pb = j == 1 && zipf ? (size_t)prefix_blocks : 0;
+			struct srec *r;
+
+			if (pb > nb)
+				pb = nb;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				v = gp_xrealloc(v, cap * sizeof(*v));
+			}
+			if (nids + nb > ids_cap) {
+				ids_cap = 2 * (nids + nb);
+				ids = gp_xrealloc(ids, ids_cap * sizeof(*ids));
+			}
+			for (size_t b = 0; b < nb; b++) {
+				if (b < pb) {
+					ids[nids + b] = (int64_t)k * UNIQUE_ID_LIMIT + (int64_t)b;
+					continue;
+				}
+				if (next_unique >= UNIQUE_ID_LIMIT)
+					gp_die(GP_EXIT_USAGE, "more than %lld unique blocks: raise --block-tokens",
+					       UNIQUE_ID_LIMIT);
+				ids[nids + b] = next_unique++;
+			}
+			t += think;
+			r = &v[n];
+			*r = (struct srec){ .t_s = nearbyint(t * 1e6) / 1e6, .seq = (long)n, .sess = i,
+					    .turn = j, .in = in, .out = outt, .think_s = think, .key = k,
+					    .ids0 = nids, .nids = nb };
+			n++;
+			nids += nb;
+		}
+	}
+	qsort(v, n, sizeof(*v), srec_cmp);
+	out_open(o);
+	for (size_t i = 0; i < n; i++) {
+		json_t *rec;
+
+		snprintf(sess, sizeof(sess), "c%ld", v[i].sess);
+		snprintf(id, sizeof(id), "c%ld-%ld", v[i].sess, v[i].turn);
+		if (v[i].key)
+			snprintf(key, sizeof(key), "key-%ld", v[i].key);
+		rec = trace_record(id, v[i].t_s, v[i].in, v[i].out, v[i].key ? key : NULL, 1,
+				   ids + v[i].ids0, v[i].nids);
+		json_object_set_new(rec, "session", json_string(sess));
+		json_object_set_new(rec, "turn", json_integer(v[i].turn));
+		json_object_set_new(rec, "think_s", json_real(v[i].think_s));
+		out_record(rec);
+	}
+	out_close();
+	free(v);
+	free(ids);
+	gsl_ran_discrete_free(zipf);
+	gsl_rng_free(ra);
+	gsl_rng_free(rk);
+	gsl_rng_free(ri);
+	gsl_rng_free(ro);
+	gsl_rng_free(rt);
+	gsl_rng_free(rth);
 }
 
 /* ------------------------------------------------------------ converters */
@@ -476,20 +611,32 @@ static void cmd_azure(const struct opts *o)
 	conv_done(&c);
 }
 
+/* A BurstGPT session so far: its turns, and when its last turn ended. */
+struct bg_sess {
+	long turns;
+	double end_s;		/* t_s + Elapsed time of its last turn */
+};
+
 static void cmd_burstgpt(const struct opts *o)
 {
 	static const char *const names[] = {"Timestamp", "Request tokens", "Response tokens",
-					    "Session ID"};
+					    "Session ID", "Elapsed time"};
 	struct conv c;
-	int col[4];
+	int col[5];
 	char **f, id[32];
+	struct gp_map *sess = gp_map_new();
+	struct bg_sess *sv = NULL;
+	size_t sv_cap = 0;
 
 	memset(&c, 0, sizeof(c));
 	f = c.csv.f;	/* the row's fields, refilled by each csv_row */
 	input_open(&c.in, o);
-	csv_header(&c, names, 4, col, 7);
+	csv_header(&c, names, 5, col, 7);
+	if (o->sessions && (col[3] < 0 || col[4] < 0))
+		gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c.in), 1,
+			  "--sessions on needs the columns 'Session ID' and 'Elapsed time' (BurstGPT_3's layout)");
 	out_open(o);
-	while (csv_row(&c, names, col, 4)) {
+	while (csv_row(&c, names, col, 5)) {
 		long long ns;
 		double t_s;
 		const char *key = NULL;
@@ -507,8 +654,32 @@ static void cmd_burstgpt(const struct opts *o)
 				key = s;
 		}
 		snprintf(id, sizeof(id), "bg%lu", gp_input_line(&c.in));
-		out_record(trace_record(id, t_s, in, outt, key, 0, NULL, 0));
+		json_t *rec = trace_record(id, t_s, in, outt, key, 0, NULL, 0);
+		if (o->sessions && key) {
+			size_t n = gp_map_count(sess), i = gp_map_add(sess, key);
+			double el;
+
+			if (gp_parse_double(gp_csv_trim(f[col[4]]), 0, 1e9, &el))
+				gp_die_at(GP_EXIT_DATAERR, gp_input_name(&c.in), gp_input_line(&c.in),
+					  "field 'Elapsed time' is not a number of seconds >= 0: '%.40s'",
+					  f[col[4]]);
+			if (i == n) {
+				if (n == sv_cap) {
+					sv_cap = sv_cap ? 2 * sv_cap : 256;
+					sv = gp_xrealloc(sv, sv_cap * sizeof(*sv));
+				}
+				sv[i].turns = 0;
+			}
+			json_object_set_new(rec, "session", json_string(key));
+			json_object_set_new(rec, "turn", json_integer(++sv[i].turns));
+			json_object_set_new(rec, "think_s", json_real(sv[i].turns == 1 ? 0 :
+				nearbyint(fmax(0, t_s - sv[i].end_s) * 1e6) / 1e6));
+			sv[i].end_s = t_s + el;
+		}
+		out_record(rec);
 	}
+	gp_map_free(sess);
+	free(sv);
 	conv_done(&c);
 }
 
@@ -567,6 +738,7 @@ struct tally {
 	long nreq, keyed, key_seen, dup_ids, nblocks, blocks_seen;
 	int sorted;
 	double prev, tmin, tmax;
+	struct gp_trace_check chk;	/* sessions' turns in order (trace.h) */
 };
 
 static void tally_add(struct tally *t, const struct gp_trace_rec *r)
@@ -606,7 +778,8 @@ static void tally_read(struct tally *t, const struct opts *o)
 	gp_trace_init(&r);
 	while ((e = gp_input_next_json(&in, &row)) == GP_NDJSON_LINE) {
 		gp_stop_point(NULL);
-		if (gp_trace_parse(&r, row, err, sizeof(err)))
+		if (gp_trace_parse(&r, row, err, sizeof(err)) ||
+		    gp_trace_check_rec(&t->chk, &r, err, sizeof(err)))
 			gp_die_at(GP_EXIT_DATAERR, gp_input_name(&in), gp_input_line(&in), "%s", err);
 		tally_add(t, &r);
 		gp_trace_release(&r);
@@ -698,6 +871,9 @@ static void cmd_stats(const struct opts *o)
 	json_object_set_new(rec, "hash_blocks_distinct", json_integer((json_int_t)gp_u64set_count(t.blocks)));
 	gp_json_set_real(rec, "hash_block_reuse", frac(t.blocks_seen, t.nblocks));
 	json_object_set_new(rec, "duplicate_ids", json_integer(t.dup_ids));
+	json_object_set_new(rec, "sessions", json_integer((json_int_t)t.chk.nsessions));
+	json_object_set_new(rec, "session_turns", json_integer((json_int_t)t.chk.nturns));
+	json_object_set_new(rec, "session_turns_max", json_integer(t.chk.max_turn));
 
 	if (isatty(STDERR_FILENO))
 		stats_tty(&t, rec, duration, cv);
@@ -707,6 +883,7 @@ static void cmd_stats(const struct opts *o)
 	gp_map_free(t.keys);
 	gp_map_free(t.ids);
 	gp_u64set_free(t.blocks);
+	gp_trace_check_release(&t.chk);
 	free(t.ts.v);
 	free(t.tin.v);
 	free(t.tout.v);
@@ -761,7 +938,7 @@ static void cmd_prompt(const struct opts *o)
 
 enum {
 	O_REQUESTS = 256, O_RATE, O_KEYS, O_ZIPF, O_PREFIX, O_IN, O_OUT, O_ARRIVAL,
-	O_BURST, O_BLOCK, O_SEED, O_KEYBLOCKS, O_VERSION,
+	O_BURST, O_BLOCK, O_SEED, O_KEYBLOCKS, O_SESSIONS, O_TURNS, O_THINK, O_FIRST, O_VERSION,
 };
 
 /* Which subcommands take each option (bit per enum cmd). */
@@ -774,6 +951,7 @@ static const struct {
 	{O_ZIPF, B(C_SYNTH)}, {O_PREFIX, B(C_SYNTH)}, {O_IN, B(C_SYNTH)}, {O_OUT, B(C_SYNTH)},
 	{O_ARRIVAL, B(C_SYNTH)}, {O_BURST, B(C_SYNTH)}, {O_SEED, B(C_SYNTH)},
 	{O_BLOCK, B(C_SYNTH) | B(C_PROMPT)}, {O_KEYBLOCKS, B(C_MOONCAKE)},
+	{O_SESSIONS, B(C_SYNTH) | B(C_BURSTGPT)}, {O_FIRST, B(C_SYNTH)}, {O_TURNS, B(C_SYNTH)}, {O_THINK, B(C_SYNTH)},
 };
 
 static const struct option longopts[] = {
@@ -789,6 +967,10 @@ static const struct option longopts[] = {
 	{"block-tokens", required_argument, NULL, O_BLOCK},
 	{"seed", required_argument, NULL, O_SEED},
 	{"key-blocks", required_argument, NULL, O_KEYBLOCKS},
+	{"sessions", required_argument, NULL, O_SESSIONS},
+	{"turns", required_argument, NULL, O_TURNS},
+	{"think-s", required_argument, NULL, O_THINK},
+	{"first-input-tokens", required_argument, NULL, O_FIRST},
 	{"output", required_argument, NULL, 'o'},
 	{"gzip", no_argument, NULL, 'z'},
 	{"help", no_argument, NULL, 'h'},
@@ -810,7 +992,7 @@ int main(int argc, char **argv)
 		.requests = 1000, .rate_rps = 1, .keys = 16, .zipf = 1, .prefix_tokens = 1024,
 		.in_dist = {GP_DIST_FIXED, 2048, 0}, .out_dist = {GP_DIST_FIXED, 128, 0},
 		.arrival = GP_ARRIVAL_POISSON, .burstiness = 1, .block_tokens = 512, .seed = 1,
-		.key_blocks = 2,
+		.key_blocks = 2, .turns = {GP_DIST_FIXED, 4, 0}, .think = {0, 5, 0},
 	};
 	int c, k;
 	const char *sub;
@@ -841,7 +1023,32 @@ int main(int argc, char **argv)
 			if (applies[i].opt == c && !(applies[i].cmds & B(o.cmd)))
 				gp_usage_error("--%s does not apply to '%s'", opt_name(c), sub);
 		switch (c) {
-		case O_REQUESTS: o.requests = gp_opt_long("--requests", optarg, 0, 100000000L); break;
+		case O_REQUESTS:
+			o.requests = gp_opt_long("--requests", optarg, 0, 100000000L);
+			o.requests_set = 1;
+			break;
+		case O_SESSIONS:
+			if (o.cmd == C_BURSTGPT) {
+				if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+					gp_usage_error("from-burstgpt --sessions: 'on' or 'off'");
+				o.sessions = !strcmp(optarg, "on");
+				break;
+			}
+			o.sessions = gp_opt_long("--sessions", optarg, 1, 10000000L);
+			break;
+		case O_TURNS: parse_dist("--turns", optarg, &o.turns); o.sess_opt_set = 1; break;
+		case O_FIRST:
+			parse_dist("--first-input-tokens", optarg, &o.first_dist);
+			o.first_set = o.sess_opt_set = 1;
+			break;
+		case O_THINK: {
+			char err[96];
+
+			if (gp_secs_parse(optarg, &o.think, err, sizeof(err)))
+				gp_usage_error("--think-s: '%.40s': %s", optarg, err);
+			o.sess_opt_set = 1;
+			break;
+		}
 		case O_RATE: o.rate_rps = gp_opt_double("--rate-rps", optarg, 1e-9, 1e9); break;
 		case O_KEYS: o.keys = gp_opt_long("--keys", optarg, 0, MAX_KEYS); break;
 		case O_ZIPF: o.zipf = gp_opt_double("--zipf", optarg, 0, 100); break;
@@ -884,12 +1091,16 @@ int main(int argc, char **argv)
 			o.arrival = GP_ARRIVAL_GAMMA;
 		if (o.burstiness_set && o.arrival != GP_ARRIVAL_GAMMA)
 			gp_usage_error("--burstiness needs --arrival gamma");
+		if (o.sessions && o.requests_set)
+			gp_usage_error("--sessions and --requests exclude each other");
+		if (!o.sessions && o.sess_opt_set)
+			gp_usage_error("--turns, --think-s and --first-input-tokens need --sessions");
 		if (o.keys > 0 && o.prefix_tokens % o.block_tokens)
 			gp_usage_error("--prefix-tokens %ld is not a multiple of --block-tokens %ld",
 				       o.prefix_tokens, o.block_tokens);
 	}
 	switch (o.cmd) {
-	case C_SYNTH: cmd_synth(&o); break;
+	case C_SYNTH: o.sessions ? cmd_synth_sessions(&o) : cmd_synth(&o); break;
 	case C_MOONCAKE: cmd_mooncake(&o); break;
 	case C_AZURE: cmd_azure(&o); break;
 	case C_BURSTGPT: cmd_burstgpt(&o); break;

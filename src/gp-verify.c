@@ -376,6 +376,11 @@ static void note_client(struct gp_run_evidence *e, const json_t *o, const struct
 		e->achieved = e->have_achieved ? e->achieved + x : x;	/* shards add up */
 		e->have_achieved = 1;
 	}
+	if (opt_num(o, "achieved_start_rps", w, &x) && opt_int(o, "starts", w, &n)) {
+		e->achieved_start = e->have_achieved_start ? e->achieved_start + x : x;
+		e->n_start += n;
+		e->have_achieved_start = 1;
+	}
 	if (opt_num(o, "lateness_p99_ms", w, &x) && x > e->late_p99)
 		e->late_p99 = x;
 	if (opt_num(o, "lateness_max_ms", w, &x) && x > e->late_max)

@@ -242,6 +242,27 @@ static void test_achieved_rate(void)
 	e.rate = 0;
 	judge(&e, 0);
 	ok(V.checked[GP_RULE_RATE], "a label of 0: nothing to hold it to, checked");
+
+	/* A session replay: 4 sends a session, the label the session starts. */
+	e = good_run();
+	e.rate = 5;
+	e.achieved = 20;
+	is_int(judge(&e, 0), 1, "sessions without starts: every send held to the label, discarded");
+	e.have_achieved_start = 1;
+	e.achieved_start = 5.1;
+	e.n_start = 10;
+	is_int(judge(&e, 0), 0, "with achieved_start_rps: the starts held to the label, kept");
+	ok(V.checked[GP_RULE_RATE], "... and checked");
+	e.achieved_start = 5.5 + 1e-9;
+	is_int(judge(&e, 0), 1, "starts 10 %% over: discarded");
+	is_str(reason0(), "achieved_rate: 5.5 req/s against the label 5 (+10.0 %, bound 10.0 %)",
+	       "... naming the start rate");
+	e.poisson = 1;
+	e.n_req = 10001;		/* the bound comes from the starts' count: 3/√9 */
+	e.achieved_start = 5 * 2.1001;
+	is_int(judge(&e, 0), 1, "poisson, 9 start gaps: +110.01 %% is past 10 %% + 3/3");
+	e.achieved_start = 5 * 2.0999;
+	is_int(judge(&e, 0), 0, "... +109.99 %% is within it: the starts' n sets the bound, not the sends' 10001");
 }
 
 static void test_health(void)

@@ -212,20 +212,23 @@ static void rate_rule(const struct gp_run_evidence *e, struct gp_run_verdict *v)
 		v->checked[GP_RULE_RATE] = 1;	/* no label to hold it to */
 		return;
 	}
-	if (!e->have_achieved || !(e->rate > 0))
+	double ach = e->have_achieved_start ? e->achieved_start : e->achieved;
+	long long n = e->have_achieved_start ? e->n_start : e->n_req;
+
+	if (!(e->have_achieved || e->have_achieved_start) || !(e->rate > 0))
 		return;
-	dev = e->achieved / e->rate - 1;
-	if (e->poisson && e->n_req > 1)
-		bound += 3 / sqrt((double)(e->n_req - 1));
+	dev = ach / e->rate - 1;
+	if (e->poisson && n > 1)
+		bound += 3 / sqrt((double)(n - 1));
 	v->checked[GP_RULE_RATE] = 1;
 	if (fabs(dev) > bound)
 		reason(v, GP_RULE_RATE, gp_strfmt("achieved_rate: %.4g req/s against the label %.4g "
-						  "(%+.1f %%, bound %.1f %%)", e->achieved, e->rate,
+						  "(%+.1f %%, bound %.1f %%)", ach, e->rate,
 						  100 * dev, 100 * bound));
 	else if (fabs(dev) > GP_RATE_FLAG)
 		flag(v, json_sprintf("achieved_rate: %.4g req/s against the "
 							     "label %.4g (%+.1f %%, over the %.0f %% "
-							     "flag)", e->achieved, e->rate, 100 * dev,
+							     "flag)", ach, e->rate, 100 * dev,
 							     100 * GP_RATE_FLAG));
 }
 

@@ -87,6 +87,13 @@ struct gp_run_evidence {
 	int have_behind, behind, have_capped, have_interrupted, interrupted, have_achieved;
 	long long capped;
 	double achieved, late_p99, late_max;
+	/* A session replay's open-loop arrivals (gp-replay's starts and
+	 * achieved_start_rps: the sends that rate_rps labels; later turns are
+	 * closed loop): when present, the achieved-rate rule holds these to
+	 * the label instead of every send. */
+	int have_achieved_start;
+	double achieved_start;
+	long long n_start;
 	/* from the header and the trailers: the run's span (ns since the epoch) */
 	int have_start, have_end;
 	int64_t start_ns, end_ns;

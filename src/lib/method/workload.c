@@ -79,6 +79,51 @@ long gp_dist_draw(const struct gp_dist *d, gsl_rng *r)
 	}
 }
 
+int gp_secs_parse(const char *s, struct gp_secs *d, char *err, size_t errlen)
+{
+	char buf[128], *p, *q;
+
+	if (strlen(s) >= sizeof(buf))
+		return -2;
+	memcpy(buf, s, strlen(s) + 1);
+	memset(d, 0, sizeof(*d));
+	if (!strncmp(buf, "uniform:", 8)) {
+		if (parse_pair(p = buf + 8, &q) || gp_parse_double(p, 0, 1e6, &d->a) ||
+		    gp_parse_double(q, 0, 1e6, &d->b) || d->a > d->b)
+			return want(err, errlen, "uniform:A:B with 0 <= A <= B");
+		d->kind = 1;
+	} else if (!strncmp(buf, "exp:", 4)) {
+		if (gp_parse_double(buf + 4, 0, 1e6, &d->a))
+			return want(err, errlen, "exp:MEAN with MEAN >= 0");
+		d->kind = 2;
+	} else if (!strncmp(buf, "lognormal:", 10)) {
+		if (parse_pair(p = buf + 10, &q) || gp_parse_double(p, 1e-9, 1e6, &d->a) ||
+		    gp_parse_double(q, 0, 20, &d->b))
+			return want(err, errlen, "lognormal:MEDIAN:SIGMA with MEDIAN > 0, 0 <= SIGMA <= 20");
+		d->kind = 3;
+	} else if (gp_parse_double(buf, 0, 1e6, &d->a)) {
+		return want(err, errlen, "S, uniform:A:B, exp:MEAN or lognormal:MEDIAN:SIGMA (seconds)");
+	}
+	return 0;
+}
+
+double gp_secs_draw(const struct gp_secs *d, gsl_rng *r)
+{
+	double v;
+
+	switch (d->kind) {
+	case 1:
+		return d->a + (d->b - d->a) * gsl_rng_uniform(r);
+	case 2:
+		return d->a > 0 ? gsl_ran_exponential(r, d->a) : 0;
+	case 3:
+		v = gsl_ran_lognormal(r, log(d->a), d->b);
+		return v < 1e6 ? v : 1e6;
+	default:
+		return d->a;
+	}
+}
+
 double gp_arrival_gap(enum gp_arrival a, double rate_rps, double burstiness, gsl_rng *r)
 {
 	switch (a) {

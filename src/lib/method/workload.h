@@ -9,6 +9,8 @@
  *  - arrival gaps at a mean rate R: Poisson (exponential gaps, mean 1/R),
  *    gamma of shape B and scale 1/(R B) (mean 1/R, CV 1/sqrt B: B < 1 is
  *    burstier than Poisson), or constant 1/R;
+ *  - durations in seconds (think times): S (fixed), uniform:A:B (continuous
+ *    on [A, B]), exp:MEAN (exponential), lognormal:MEDIAN:SIGMA (not rounded);
  *  - key popularity: Zipf, P(k) proportional to 1/k^s for k = 1..K (GSL's
  *    Walker alias table).
  *
@@ -45,6 +47,19 @@ struct gp_dist {
  */
 int gp_dist_parse(const char *s, struct gp_dist *d, char *err, size_t errlen);
 long gp_dist_draw(const struct gp_dist *d, gsl_rng *r);
+
+/* A distribution of durations, seconds >= 0. */
+struct gp_secs {
+	int kind;		/* 0 fixed, 1 uniform, 2 exp, 3 lognormal */
+	double a, b;		/* S; A, B; MEAN; MEDIAN, SIGMA */
+};
+
+/* Parse "S", "uniform:A:B", "exp:MEAN" or "lognormal:MEDIAN:SIGMA" (all
+ * >= 0, A <= B, SIGMA <= 20, at most 1e6 s): 0, or -1 with what was wanted
+ * in err, or -2 when s is over 127 bytes. */
+int gp_secs_parse(const char *s, struct gp_secs *d, char *err, size_t errlen);
+/* One draw (one draw from r, none for a fixed value). */
+double gp_secs_draw(const struct gp_secs *d, gsl_rng *r);
 
 enum gp_arrival { GP_ARRIVAL_POISSON, GP_ARRIVAL_GAMMA, GP_ARRIVAL_CONSTANT };
 

@@ -724,6 +724,60 @@ static int plot_calib(struct plotter *p, const struct gp_records *m)
 	return 1;
 }
 
+/*
+ * The by-turn plot :
+ * per turns record (an arm at a rate), TTFT p50 (solid) and p90 (dashed) at
+ * turn 1, 2 and 3+.  An affinity gateway shows turn >= 2 far below turn 1
+ * (the history hits a prefix cache); round robin does not.
+ */
+static int plot_turns(struct plotter *p, const struct gp_records *m)
+{
+	const json_t *o;
+	size_t i = 0, k = 0;
+	struct body b;
+	FILE *f;
+	char *body;
+
+	if (!gp_records_count(m, "turns"))
+		return 0;
+	f = body_open(p, &b);
+	style(f);
+	fputs("set title 'Sessions: TTFT by turn (solid p50, dashed p90)'\n"
+	      "set xlabel 'turn of the session'\nset ylabel 'TTFT (ms)'\n"
+	      "set xtics ('1' 1, '2' 2, '3+' 3)\nset xrange [0.7:3.3]\nset yrange [0:*]\nplot ", f);
+	while ((o = gp_records_next(m, "turns", &i))) {
+		const char *arm = gp_jstr(o, "arm", "");
+		const json_t *by = json_object_get(o, "by_turn");
+		char *path, *t;
+		FILE *d = dat_open(p, "turns", k, &path);
+
+		fprintf(d, "# arm %s at %s req/s: turn ttft_p50_ms ttft_p90_ms good_fraction (turns)\n",
+			arm, gp_g4(gp_jnum(o, "rate_rps")));
+		for (size_t j = 0; j < json_array_size(by); j++) {
+			const json_t *t1 = json_array_get(by, j);
+
+			if (!isnan(gp_jnum(t1, "ttft_p50_ms")))
+				fprintf(d, "%zu %.17g %.17g %.17g\n", j + 1, gp_jnum(t1, "ttft_p50_ms"),
+					gp_jnum(t1, "ttft_p90_ms"), gp_jnum(t1, "good_fraction"));
+		}
+		xfclose(p, d, path);
+		t = px_asprintf(p, "%s @ %s req/s", arm, gp_g4(gp_jnum(o, "rate_rps")));
+		fprintf(f, "%s'turns-%zu.dat' using 1:2 with linespoints lw 2 pt %d lc rgb '%s' title ",
+			k ? ", \\\n     " : "", k, point_type(gp_records_slot(m, arm)), arm_color(m, arm));
+		gq(f, t);
+		fprintf(f, ", \\\n     'turns-%zu.dat' using 1:3 with linespoints lw 1 dt 2 pt %d lc rgb '%s' notitle",
+			k, point_type(gp_records_slot(m, arm)), arm_color(m, arm));
+		free(t);
+		free(path);
+		k++;
+	}
+	fputc('\n', f);
+	body = body_close(p, &b);
+	render(p, "turns", body, 900, 560);
+	free(body);
+	return 1;
+}
+
 enum gp_plot_err gp_plot_draw(const struct gp_records *m, const char *gnuplot, const char *gdir,
 			      double rate, struct gp_plot_drawn *dr, char *msg, size_t msglen)
 {
@@ -748,6 +802,7 @@ enum gp_plot_err gp_plot_draw(const struct gp_records *m, const char *gnuplot, c
 		}
 		dr->probe = plot_probe(p, m);
 		dr->calib = plot_calib(p, m);
+		dr->turns = plot_turns(p, m);
 	}
 	dr->n = p->drawn;
 	err = p->err;

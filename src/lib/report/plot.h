@@ -6,7 +6,8 @@
  * and NAME.svg in its parent.  The plots: goodfrac (good fraction against
  * offered rate per arm, CIs and knees; from arm_summary and knee records),
  * ttft_cdf and tpot_cdf (the request records at one rate), probe
- * (probe_sample records) and calib (calib_step and capacity records).  An
+ * (probe_sample records), calib (calib_step and capacity records) and turns
+ * (TTFT p50 and p90 by turn of a session; gp-analyze's turns records).  An
  * arm keeps one colour across plots (the model's palette).
  *
  * Errors: gp_plot_draw returns one of the classes below and writes the
@@ -34,7 +35,7 @@ enum gp_plot_err {
 
 /* Which plots were drawn (1) or had nothing to draw (0), and how many. */
 struct gp_plot_drawn {
-	int goodfrac, cdf[2], probe, calib, n;
+	int goodfrac, cdf[2], probe, calib, turns, n;
 };
 
 /*

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <jansson.h>
 
 #include "base/clock.h"
 #include "wire/openai.h"
@@ -20,6 +21,7 @@
 static const char *const names[GP_STREAM_NCLASS] = {
 	NULL, "connect", "http_status", "not_streamed", "timeout", "hang", "truncated", "reset",
 	"invalid_framing", "cancelled", "empty", "stream_error", "other", "tls", "client_limit",
+	"abandoned",
 };
 
 const char *gp_stream_class_name(int cls)
@@ -150,6 +152,7 @@ int gp_stream_start(struct gp_stream *s, const char *url, const char *body, size
 	s->content_type[0] = s->id[0] = s->detail[0] = '\0';
 	s->body_len = 0;
 	s->itl_n = 0;
+	s->text_lost = 0;
 	gp_sse_reset(&s->sse_p);
 	if (gp_http_start(s->x, url, body, len, xhdr, nxhdr)) {
 		s->cls = GP_STREAM_OTHER;
@@ -293,6 +296,20 @@ static void add_itl(struct gp_stream *s, float ms)
 	s->itl[s->itl_n++] = ms;
 }
 
+/* The answer's text of a content event into s->text (see stream.h). */
+static void keep_text(struct gp_stream *s, const char *data, size_t len)
+{
+	json_t *o = json_loadb(data, len, 0, NULL);
+	json_t *c = json_array_get(json_object_get(o, "choices"), 0);
+	json_t *t = json_object_get(json_object_get(c, "delta"), "content");
+
+	if (!json_is_string(t))
+		t = json_object_get(c, "text");
+	if (json_is_string(t) && gp_buf_add(s->text, json_string_value(t), json_string_length(t)))
+		s->text_lost = 1;
+	json_decref(o);
+}
+
 static int on_event(const char *type, const char *data, size_t len, void *arg)
 {
 	struct gp_stream *s = arg;
@@ -315,6 +332,8 @@ static int on_event(const char *type, const char *data, size_t len, void *arg)
 		gp_oai_error_read(data, len, s->secret, s->detail, sizeof(s->detail));
 	}
 	if (c.content) {
+		if (s->text && !s->text_lost)
+			keep_text(s, data, len);
 		s->content_events++;
 		if (!s->first_ns)
 			s->first_ns = s->now_ns;

@@ -53,7 +53,10 @@
  * TLS handshake failed or the server's certificate did not verify: nothing
  * sent; a caller stops as for connect), client_limit (the client's own
  * limit, not the server's doing: out of descriptors — EMFILE, ENFILE —,
- * of memory, or of ephemeral ports — EADDRNOTAVAIL —; http.h).
+ * of memory, or of ephemeral ports — EADDRNOTAVAIL —; http.h), abandoned
+ * (never sent: an earlier turn of its session failed and the replay's
+ * policy gave the session up; the stream itself never carries it,
+ * gp-replay records it).
  * An SSE event over max_event is invalid_framing with a detail naming the
  * bound and max_event_flag.
  *
@@ -70,6 +73,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/buf.h"
 #include "io/http.h"
 #include "wire/sse.h"
 
@@ -77,7 +81,7 @@ enum gp_stream_class {
 	GP_STREAM_OK = 0, GP_STREAM_CONNECT, GP_STREAM_HTTP_STATUS, GP_STREAM_NOT_STREAMED,
 	GP_STREAM_TIMEOUT, GP_STREAM_HANG, GP_STREAM_TRUNCATED, GP_STREAM_RESET,
 	GP_STREAM_INVALID_FRAMING, GP_STREAM_CANCELLED, GP_STREAM_EMPTY, GP_STREAM_STREAM_ERROR,
-	GP_STREAM_OTHER, GP_STREAM_TLS, GP_STREAM_CLIENT_LIMIT, GP_STREAM_NCLASS
+	GP_STREAM_OTHER, GP_STREAM_TLS, GP_STREAM_CLIENT_LIMIT, GP_STREAM_ABANDONED, GP_STREAM_NCLASS
 };
 
 /* After [DONE], how long the server has to end the response before the
@@ -113,6 +117,14 @@ struct gp_stream {
 	float *itl;			/* ms */
 	size_t itl_n, itl_cap;
 	int64_t now_ns;
+	/* NULL, or the caller's buffer to which the text of every content
+	 * event is appended (choices[0].delta.content, or .text for
+	 * completions; reasoning is not the answer): a session's answer to
+	 * resend.  Parsed with jansson, so only when asked for; the caller
+	 * empties it before gp_stream_start.  Out of memory stops appending
+	 * and sets text_lost. */
+	struct gp_buf *text;
+	int text_lost;
 };
 
 /* 0, or -1 (out of memory). */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "base/map.h"
 #include "io/json.h"
 #include "wire/trace.h"
 
@@ -53,6 +54,41 @@ static int need_count(struct gp_trace_rec *r, const json_t *o, const char *key, 
 	if (v > 0x7fffffffLL)
 		return fail(r, err, errlen, "field '%s' is too large", key);
 	*out = (long)v;
+	return 0;
+}
+
+/* session, turn, think_s: together or not at all (turn 1 thinks 0 s). */
+static int parse_session(struct gp_trace_rec *r, const json_t *o, char *err, size_t errlen)
+{
+	int has_turn = json_object_get(o, "turn") && !json_is_null(json_object_get(o, "turn"));
+	int e = gp_json_str(o, "session", &r->session);
+
+	if (e == GP_JSON_TYPE)
+		return fail(r, err, errlen, "field 'session' is not a string");
+	if (r->session && !*r->session)
+		return fail(r, err, errlen, "field 'session' is empty");
+	if (!r->session) {
+		if (has_turn)
+			return fail(r, err, errlen, "field 'turn' needs field 'session'");
+		e = gp_json_num(o, "think_s", &r->think_s);
+		if (e != GP_JSON_MISSING)
+			return fail(r, err, errlen, "field 'think_s' needs field 'session'");
+		r->think_s = 0;
+		return 0;
+	}
+	if (need_count(r, o, "turn", &r->turn, err, errlen))
+		return -1;
+	e = gp_json_num(o, "think_s", &r->think_s);
+	if (e == GP_JSON_MISSING) {
+		r->think_s = 0;
+		return 0;
+	}
+	if (e)
+		return fail(r, err, errlen, "field 'think_s' is not a number");
+	if (!isfinite(r->think_s) || r->think_s < 0)
+		return fail(r, err, errlen, "field 'think_s' must be >= 0");
+	if (r->turn == 1 && r->think_s > 0)
+		return fail(r, err, errlen, "field 'think_s' must be 0 on turn 1 (its t_s is the start)");
 	return 0;
 }
 
@@ -129,6 +165,52 @@ int gp_trace_parse(struct gp_trace_rec *r, const json_t *o, char *err, size_t er
 	e = gp_json_str(o, "prompt", &r->prompt);
 	if (e == GP_JSON_TYPE)
 		return fail(r, err, errlen, "field 'prompt' is not a string");
+	return parse_session(r, o, err, errlen);
+}
+
+void gp_trace_check_init(struct gp_trace_check *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void gp_trace_check_release(struct gp_trace_check *c)
+{
+	gp_map_free(c->sessions);
+	gp_trace_check_init(c);
+}
+
+int gp_trace_check_rec(struct gp_trace_check *c, const struct gp_trace_rec *r, char *err,
+		       size_t errlen)
+{
+	size_t n, i;
+	uint64_t last;
+
+	if (!r->session)
+		return 0;
+	if (!c->sessions)
+		c->sessions = gp_map_new();
+	n = gp_map_count(c->sessions);
+	i = gp_map_add(c->sessions, r->session);
+	last = i == n ? 0 : gp_map_u64(c->sessions, i);
+	if ((uint64_t)r->turn != last + 1) {
+		if (last == 0)
+			snprintf(err, errlen, "field 'turn' is %ld but session '%.64s' starts here: "
+				 "its first record must be turn 1", r->turn, r->session);
+		else if ((uint64_t)r->turn <= last)
+			snprintf(err, errlen, "field 'turn' is %ld but session '%.64s' is at turn %llu: "
+				 "turns go in order, and a session id names one session", r->turn,
+				 r->session, (unsigned long long)last);
+		else
+			snprintf(err, errlen, "field 'turn' is %ld but session '%.64s' is at turn %llu: "
+				 "a turn is missing", r->turn, r->session, (unsigned long long)last);
+		return -1;
+	}
+	gp_map_set_u64(c->sessions, i, (uint64_t)r->turn);
+	if (i == n)
+		c->nsessions++;
+	c->nturns++;
+	if (r->turn > c->max_turn)
+		c->max_turn = r->turn;
 	return 0;
 }
 

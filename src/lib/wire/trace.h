@@ -6,6 +6,9 @@
  * A trace record (doc/records.md):
  *   {"type":"trace","id":"r17","t_s":1.250,"input_tokens":812,"output_tokens":128,
  *    "cache_key":"doc-3","hash_ids":[4,5,9],"messages":[...]}  (or "prompt":"...")
+ * and, in a multi-turn session, "session":"c9","turn":2,"think_s":3.5: turn k
+ * (1-based) of session c9 is sent think_s after turn k-1 completed; turn 1's
+ * t_s is the session's start (doc/records.md).
  *
  * Ownership: gp_trace_parse() fills a struct whose strings and arrays are
  * borrowed from the json_t it was given (valid while that object lives), except
@@ -18,6 +21,8 @@
 #include <stdint.h>
 #include <jansson.h>
 
+struct gp_map;
+
 struct gp_trace_rec {
 	const char *id;		/* required, unique within a trace */
 	double t_s;		/* arrival offset, seconds from trace start (>= 0) */
@@ -28,6 +33,9 @@ struct gp_trace_rec {
 	size_t n_hash_ids;
 	json_t *messages;	/* optional, borrowed: a JSON array of chat messages */
 	const char *prompt;	/* optional, borrowed */
+	const char *session;	/* optional (NULL): the session's id */
+	long turn;		/* 1-based turn within session; 0 without one */
+	double think_s;		/* pause after turn-1 completed (0 for turn 1) */
 };
 
 void gp_trace_init(struct gp_trace_rec *r);
@@ -39,9 +47,33 @@ void gp_trace_init(struct gp_trace_rec *r);
  * released.  A JSON null counts as absent.  "type", when present, must be
  * "trace"; "id" must be a non-empty string; the token counts integers in
  * [1, 2^31 - 1]; "hash_ids" an array of integers; "messages" an array.
+ * "session" a non-empty string; with it "turn" is required, an integer in
+ * [1, 2^31 - 1], and "think_s" optional, a number >= 0 (0 when absent), and
+ * 0 on turn 1; "turn" and "think_s" without "session" are errors.
  */
 int gp_trace_parse(struct gp_trace_rec *r, const json_t *o, char *err, size_t errlen);
 void gp_trace_release(struct gp_trace_rec *r);
+
+/*
+ * The trace-wide rules of sessions, one record at a time in file order: a
+ * session's turns come in order and without a gap (the first record of a
+ * session is its turn 1, each next one the turn after the last), so that a
+ * session id names one session.  The set of sessions is owned by the check
+ * (gp_trace_check_release frees it); records are only read.
+ */
+struct gp_trace_check {
+	struct gp_map *sessions;	/* session id -> last turn seen */
+	unsigned long nsessions;	/* distinct sessions */
+	unsigned long nturns;		/* records with a session */
+	long max_turn;			/* the longest session's turns */
+};
+
+void gp_trace_check_init(struct gp_trace_check *c);
+void gp_trace_check_release(struct gp_trace_check *c);
+/* 0, or -1 with a message in err ("field 'turn' is 3 but session 'c9' is
+ * at turn 1: a turn is missing", ...).  Out of memory exits (map.h). */
+int gp_trace_check_rec(struct gp_trace_check *c, const struct gp_trace_rec *r, char *err,
+		       size_t errlen);
 
 /*
  * Synthesize a prompt of exactly `input_tokens` whitespace-separated words
