@@ -20,6 +20,7 @@
 #include "stats/boot.h"
 #include "cli/cli.h"
 #include "wire/fleet.h"
+#include "method/baseline.h"
 #include "method/good.h"
 #include "base/hash.h"
 #include "io/json.h"
@@ -29,6 +30,7 @@
 #include "base/rng.h"
 #include "base/sig.h"
 #include "method/statcheck.h"
+#include "method/verdict.h"
 #include "stats/stats.h"
 #include "stats/tost.h"
 #include "base/vec.h"
@@ -800,58 +802,47 @@ static void check_runs(struct state *s)
 
 /* ---- the SLO ---- */
 
+static void die_nomem(int r)
+{
+	if (r)
+		gp_die_nomem();
+}
+
 struct slo_info {
 	struct gp_slo slo;
 	const char *origin;
 	long baseline_requests;
-	/* provenance of a baseline SLO */
-	char *arm, *url;
-	double rate;
-	int validity;
+	/* provenance of a baseline SLO (method/baseline.h holds the rule) */
+	struct gp_baseline b;
+	char *url;
 	json_t *ok;		/* [[ttft_ms, tpot_ms], …] of its ok requests, for --pass */
 };
 
-static double stat_of(double *x, size_t n, const char *stat)
-{
-	if (!strcmp(stat, "mean"))
-		return gp_mean(x, n);
-	gp_sort_doubles(x, n);
-	if (!strcmp(stat, "p50"))
-		return gp_quantile_sorted(x, n, 0.5);
-	if (!strcmp(stat, "p90"))
-		return gp_quantile_sorted(x, n, 0.9);
-	return gp_quantile_sorted(x, n, 0.99);
-}
-
 /* One baseline record: its arm, rate, url and validity, and its ok latencies. */
 static void baseline_record(struct slo_info *si, const json_t *o, const char *file,
-			    unsigned long ln, struct dbuf *ttft, struct dbuf *tpot)
+			    unsigned long ln)
 {
 	const char *type = gp_json_type(o), *arm, *url;
 
 	if (type && !strcmp(type, "validity")) {
-		si->validity = 1;
+		si->b.validity = 1;
 	} else if (type && !strcmp(type, "run") && gp_json_str(o, "url", &url) == 0 && !si->url) {
 		si->url = gp_xstrdup(url);
 	} else if (type && !strcmp(type, "request")) {
 		const char *outs = gp_need_str(o, "outcome", file, ln);
 		double rate = gp_need_num(o, "rate_rps", file, ln);
+		int r;
 
 		arm = gp_need_str(o, "arm", file, ln);
-		if (!si->arm) {
-			si->arm = gp_xstrdup(arm);
-			si->rate = rate;
-		} else if (strcmp(si->arm, arm)) {
+		r = gp_baseline_request(&si->b, arm, rate);
+		if (r == GP_BASELINE_TWO_ARMS)
 			gp_die_at(GP_EXIT_DATAERR, file, ln, "the baseline has requests of arms '%s' "
-				  "and '%s': a baseline is one arm, unloaded", si->arm, arm);
-		}
-		if (rate > si->rate)
-			si->rate = rate;
+				  "and '%s': a baseline is one arm, unloaded", si->b.arm, arm);
+		die_nomem(r);
 		if (!strcmp(outs, "ok")) {
 			double a = need_latency(o, "ttft_ms", file, ln), b = need_latency(o, "tpot_ms", file, ln);
 
-			dpush(ttft, a);
-			dpush(tpot, b);
+			die_nomem(gp_baseline_ok(&si->b, a, b));
 			json_array_append_new(si->ok, json_pack("[f,f]", a, b));
 		}
 	}
@@ -867,33 +858,32 @@ static void baseline_slo(const struct opts *op, struct slo_info *si)
 {
 	struct gp_input in;
 	char *paths[1] = {(char *)op->baseline};
-	struct dbuf ttft = {0}, tpot = {0};
+	enum gp_slo_stat st = GP_SLO_P50;
 	json_t *o;
 	int e;
 
 	si->ok = json_array();
+	gp_baseline_init(&si->b);
 	gp_input_init(&in, paths, 1);
 	while ((e = gp_input_next_json(&in, &o)) == GP_NDJSON_LINE) {
 		gp_stop_point(NULL);
-		baseline_record(si, o, gp_input_name(&in), gp_input_line(&in), &ttft, &tpot);
+		baseline_record(si, o, gp_input_name(&in), gp_input_line(&in));
 		json_decref(o);
 	}
 	if (e < 0)
 		gp_input_failed(&in, e);
 	gp_input_release(&in);
-	if (!si->validity && !op->no_validity)
+	(void)gp_slo_stat_parse(op->slo_stat, &st);	/* checked by the option */
+	e = gp_baseline_slo(&si->b, st, op->multiple, !op->no_validity, &si->slo);
+	if (e == GP_BASELINE_UNVERIFIED)
 		gp_die_at(GP_EXIT_DATAERR, op->baseline, 0, "the baseline has not passed the validity "
 			  "filter (no 'validity' record): pipe it through 'gp-verify validity' first, or "
 			  "pass --no-validity");
-	if (ttft.n == 0)
+	if (e == GP_BASELINE_EMPTY)
 		gp_die_at(GP_EXIT_DATAERR, op->baseline, 0,
 			  "no ok request records to derive the SLO from");
-	si->slo.ttft_ms = op->multiple * stat_of(ttft.v, ttft.n, op->slo_stat);
-	si->slo.tpot_ms = op->multiple * stat_of(tpot.v, tpot.n, op->slo_stat);
 	si->origin = "baseline";
-	si->baseline_requests = (long)ttft.n;
-	free(ttft.v);
-	free(tpot.v);
+	si->baseline_requests = (long)si->b.n;
 }
 
 /*
@@ -906,7 +896,7 @@ static void emit_baseline(struct gp_out *out, const struct slo_info *si)
 	json_t *v;
 
 	json_array_foreach(si->ok, i, v) {
-		json_t *o = json_pack("{s:s, s:s, s:O, s:O}", "type", "baseline_request", "arm", si->arm,
+		json_t *o = json_pack("{s:s, s:s, s:O, s:O}", "type", "baseline_request", "arm", si->b.arm,
 				      "ttft_ms", json_array_get(v, 0), "tpot_ms", json_array_get(v, 1));
 
 		gp_stop_point(out);
@@ -1002,12 +992,6 @@ static json_t *ci_json(const struct gp_ci *c, const char *method)
 	return o;
 }
 
-static void die_nomem(int r)
-{
-	if (r)
-		gp_die_nomem();
-}
-
 /* The arms' lowest rung (the URLs are in a_urls), for the baseline's provenance. */
 static double a_min_rate = INFINITY;
 
@@ -1026,14 +1010,14 @@ static json_t *slo_record(const struct opts *op, const struct slo_info *si, doub
 			    base ? json_integer(si->baseline_requests) : json_null());
 	json_object_set_new(o, "baseline_file", base ? json_string(op->baseline) : json_null());
 	if (base) {
-		int low = si->rate <= a_min_rate, same = si->url && a_urls &&
+		int low = si->b.rate <= a_min_rate, same = si->url && a_urls &&
 			  json_array_size(a_urls) == 1 &&
 			  !strcmp(json_string_value(json_array_get(a_urls, 0)), si->url);
 
-		json_object_set_new(o, "baseline_arm", json_string(si->arm));
-		gp_json_set_real(o, "baseline_rate_rps", si->rate);
+		json_object_set_new(o, "baseline_arm", json_string(si->b.arm));
+		gp_json_set_real(o, "baseline_rate_rps", si->b.rate);
 		json_object_set_new(o, "baseline_url", si->url ? json_string(si->url) : json_null());
-		json_object_set_new(o, "baseline_validity", json_boolean(si->validity));
+		json_object_set_new(o, "baseline_validity", json_boolean(si->b.validity));
 		json_object_set_new(o, "baseline_low_rate", json_boolean(low));
 		json_object_set_new(o, "baseline_same_url", !si->url || !a_urls || !json_array_size(a_urls) ?
 				    json_null() : json_boolean(same));
@@ -1303,13 +1287,11 @@ static int arm_present(const struct an *a, const char *arm)
 	return 0;
 }
 
-enum { FLOOR_MIN_REPS = 3 };
-
 /* The noise floor of a cell: its t-interval over reps; half-width NaN under 3 reps. */
 static double noise_half_width(const struct an *a, const struct cell *c, struct gp_tint *ti)
 {
 	gp_t_interval(c->gf, c->n, c->floor_var, a->op->level, ti);
-	return c->n >= FLOOR_MIN_REPS ? ti->half_width : NAN;
+	return gp_verdict_noise_half_width(ti->half_width, c->n);
 }
 
 static void do_floor(struct an *a)
@@ -1339,9 +1321,8 @@ static void do_floor(struct an *a)
 		json_object_set_new(o, "floored", json_boolean(ti.floored));
 		json_object_set_new(o, "degenerate", json_boolean(ti.degenerate));
 		json_object_set_new(o, "resolvable", json_boolean(!isnan(hw)));
-		snprintf(why, sizeof(why), "the noise floor needs at least %d reps of the floor arm; "
-			 "it has %zu", FLOOR_MIN_REPS, c->n);
-		json_object_set_new(o, "reason", isnan(hw) ? json_string(why) : json_null());
+		json_object_set_new(o, "reason", isnan(hw) ?
+				    json_string(gp_verdict_noise_reason(c->n, why, sizeof(why))) : json_null());
 		emit(a, o);
 	}
 }
@@ -1381,8 +1362,8 @@ static json_t *tost_json(const struct an *a, const struct cell *x, const struct 
 	double hw;
 	int r = gp_tost_welch_floor(x->gf, x->n, x->floor_var, y->gf, y->n, y->floor_var,
 				    a->op->delta, a->op->alpha, &t);
-	int enough = (long)x->n >= a->op->min_reps && (long)y->n >= a->op->min_reps;
-	const char *why = NULL;
+	const char *why;
+	int res;
 
 	*equivalent = 0;
 	if (r)
@@ -1399,15 +1380,9 @@ static json_t *tost_json(const struct an *a, const struct cell *x, const struct 
 	gp_json_set_real(o, "p", t.p);
 	gp_json_set_real(o, "df", t.df);
 	gp_json_set_real(o, "noise_half_width", hw);
-	json_object_set_new(o, "resolvable", isnan(hw) ? json_null() :
-			    json_boolean(a->op->delta >= hw));
-	if (!enough)
-		why = "equivalence needs --min-reps reps in each arm";
-	else if (isnan(hw))
-		why = "no noise floor to judge delta against (fewer than 3 reps)";
-	else if (a->op->delta < hw)
-		why = "delta is below the noise floor's half-width: the run cannot resolve a "
-		      "difference that small";
+	res = gp_verdict_resolvable(hw, a->op->delta);
+	json_object_set_new(o, "resolvable", res < 0 ? json_null() : json_boolean(res));
+	why = gp_verdict_tost_distrust(x->n, y->n, a->op->min_reps, hw, a->op->delta);
 	*equivalent = t.equivalent && !why;
 	json_object_set_new(o, "equivalent", json_boolean(*equivalent));
 	json_object_set_new(o, "tost_passed", json_boolean(t.equivalent));
@@ -1417,29 +1392,6 @@ static json_t *tost_json(const struct an *a, const struct cell *x, const struct 
 	return o;
 }
 
-/*
- * The verdict: INSUFFICIENT_REPS below --min-reps in either arm; WIN when the
- * whole Welch interval is above 0, LOSS below; EQUIVALENT when the TOST
- * passes (and can be trusted); INCONCLUSIVE otherwise.
- */
-static const char *verdict_of(const struct an *a, const struct cell *x, const struct cell *y,
-			      const struct gp_tint *ti, int equivalent, const char **reason)
-{
-	static char why[96];
-
-	if ((long)x->n < a->op->min_reps || (long)y->n < a->op->min_reps) {
-		snprintf(why, sizeof(why), "a verdict needs at least %ld reps in each arm (%zu and %zu)",
-			 a->op->min_reps, x->n, y->n);
-		*reason = why;
-		return "INSUFFICIENT_REPS";
-	}
-	if (ti->lo > 0)
-		return "WIN";
-	if (ti->hi < 0)
-		return "LOSS";
-	return equivalent ? "EQUIVALENT" : "INCONCLUSIVE";
-}
-
 static void compare_one(struct an *a, const struct cell *x, const char *vs, int with_tost)
 {
 	const struct cell *y = cell_of(a, vs, x->rate);
@@ -1447,6 +1399,7 @@ static void compare_one(struct an *a, const struct cell *x, const char *vs, int 
 	const char *verdict = "INCONCLUSIVE", *reason = NULL;
 	struct gp_tint ti;
 	int eq = 0;
+	char why[96];
 
 	json_object_set_new(o, "type", json_string("compare"));
 	json_object_set_new(o, "arm", json_string(x->arm));
@@ -1471,10 +1424,8 @@ static void compare_one(struct an *a, const struct cell *x, const char *vs, int 
 		reason = "an interval needs at least 2 reps in each arm";
 	if (with_tost)
 		tj = tost_json(a, x, y, &eq);
-	if (!reason)
-		verdict = verdict_of(a, x, y, &ti, eq, &reason);
-	else if ((long)x->n < a->op->min_reps || (long)y->n < a->op->min_reps)
-		verdict = "INSUFFICIENT_REPS";
+	verdict = gp_verdict_name(gp_verdict_of(x->n, y->n, a->op->min_reps, !reason, ti.lo, ti.hi,
+						eq, &reason, why, sizeof(why)));
 	gp_json_set_real(o, "diff", ti.est);
 	gp_json_set_real(o, "lo", ti.lo);
 	gp_json_set_real(o, "hi", ti.hi);
@@ -1680,6 +1631,7 @@ static void do_knee_compare(struct an *a, double accel)
 		const char *verdict = "INCONCLUSIVE", *reason = NULL;
 		double scale = isnan(accel) ? 1 : accel;
 		json_t *o;
+		char why[96];
 
 		if (!x || !strcmp(x->arm, a->op->floor))
 			continue;
@@ -1697,10 +1649,11 @@ static void do_knee_compare(struct an *a, double accel)
 		} else if (gp_welch_interval(x->grps, x->n, goodput_floor(x), f->grps, f->n,
 					     goodput_floor(f), a->op->level, &ti)) {
 			reason = "an interval needs at least 2 reps with a goodput in each arm";
-			if ((long)x->n < a->op->min_reps || (long)f->n < a->op->min_reps)
-				verdict = "INSUFFICIENT_REPS";
+			verdict = gp_verdict_name(gp_verdict_of(x->n, f->n, a->op->min_reps, 0, NAN, NAN,
+								0, NULL, why, sizeof(why)));
 		} else {
-			verdict = verdict_of(a, x, f, &ti, 0, &reason);
+			verdict = gp_verdict_name(gp_verdict_of(x->n, f->n, a->op->min_reps, 1, ti.lo, ti.hi,
+								0, &reason, why, sizeof(why)));
 		}
 		gp_json_set_real(o, "diff_goodput", ti.est / scale);
 		gp_json_set_real(o, "lo", ti.lo / scale);
@@ -1868,8 +1821,7 @@ static int parse_opts(int argc, char **argv, struct opts *op)
 		case O_BASE: op->baseline = optarg; break;
 		case O_MULT: op->multiple = gp_opt_double("--slo-multiple", optarg, 1e-9, 1e9); break;
 		case O_STAT:
-			if (strcmp(optarg, "p50") && strcmp(optarg, "p90") && strcmp(optarg, "p99") &&
-			    strcmp(optarg, "mean"))
+			if (gp_slo_stat_parse(optarg, &(enum gp_slo_stat){GP_SLO_P50}))
 				gp_usage_error("--slo-stat: '%s' is not p50, p90, p99 or mean", optarg);
 			op->slo_stat = optarg;
 			break;
