@@ -39,7 +39,8 @@
 static const char usage[] =
 	"Usage: gp-analyze (--ttft-slo-ms X --tpot-slo-ms Y | --slo-baseline FILE --slo-multiple K)\n"
 	"                  [--slo-stat p50|p90|p99|mean] [--single-token ttft|miss]\n"
-	"                  [--floor ARM] [--equiv ARM --delta D] [--alpha A] [--target 0.9]\n"
+	"                  [--floor ARM] [--equiv ARM --delta D] [--compare ARM:VS ...]\n"
+	"                  [--alpha A] [--target 0.9]\n"
 	"                  [--accelerators N | --fleet FILE] [--min-reps 5] [--resamples N]\n"
 	"                  [--level 0.95] [--seed S] [--pass] [--no-validity] [-o FILE] [-z]\n"
 	"                  [FILE...]\n"
@@ -56,6 +57,8 @@ static const char usage[] =
 	"  --single-token ttft|miss   judge single-token requests on TTFT (default) or miss\n"
 	"  --floor ARM                the baseline floor arm: noise floor, WIN/LOSS vs it\n"
 	"  --equiv ARM --delta D      TOST parity of every other arm vs ARM within +-D\n"
+	"  --compare ARM:VS           also ARM vs VS at every rate: verdict and TOST at\n"
+	"                             --delta (repeatable; needs --delta)\n"
 	"  --alpha A                  TOST level (0.05: a 90% interval)\n"
 	"  --target T                 good-fraction target of the knee (0.9)\n"
 	"  --accelerators N           accelerators behind the fleet (no default: per-\n"
@@ -80,6 +83,8 @@ struct opts {
 	const char *slo_stat;
 	enum gp_single_policy single;
 	const char *floor, *equiv;
+	char **pairs;			/* --compare: arm, vs, arm, vs, ... (2 npairs) */
+	size_t npairs, pairs_cap;
 	double delta, alpha, target, level;
 	double accelerators;
 	const char *fleet;
@@ -1446,6 +1451,21 @@ static void compare_one(struct an *a, const struct cell *x, const char *vs, int 
 	emit(a, o);
 }
 
+/* Whether --compare asked for arm against vs. */
+static int pair_asked(const struct opts *op, const char *arm, const char *vs)
+{
+	for (size_t k = 0; k < op->npairs; k++)
+		if (!strcmp(op->pairs[2 * k], arm) && !strcmp(op->pairs[2 * k + 1], vs))
+			return 1;
+	return 0;
+}
+
+/*
+ * Per cell: against the floor, against the equivalence arm, then each
+ * --compare pair of this arm in the order given.  A pair whose comparator is
+ * the floor or the equivalence arm is that record (with the TOST), not a
+ * second one.
+ */
 static void do_compare(struct an *a)
 {
 	const struct opts *op = a->op;
@@ -1454,17 +1474,26 @@ static void do_compare(struct an *a)
 		const struct cell *c = &a->c[i];
 
 		if (op->floor && strcmp(c->arm, op->floor))
-			compare_one(a, c, op->floor, op->equiv && !strcmp(op->equiv, op->floor));
+			compare_one(a, c, op->floor, (op->equiv && !strcmp(op->equiv, op->floor)) ||
+				    pair_asked(op, c->arm, op->floor));
 		if (op->equiv && strcmp(c->arm, op->equiv) &&
 		    !(op->floor && !strcmp(op->equiv, op->floor)))
 			compare_one(a, c, op->equiv, 1);
+		for (size_t k = 0; k < op->npairs; k++) {
+			const char *vs = op->pairs[2 * k + 1];
+
+			if (strcmp(op->pairs[2 * k], c->arm) || (op->floor && !strcmp(vs, op->floor)) ||
+			    (op->equiv && !strcmp(vs, op->equiv)))
+				continue;
+			compare_one(a, c, vs, 1);
+		}
 	}
 }
 
 /* Where the knee sits on the ladder, and what to do about an edge. */
-static void knee_edge(json_t *o, enum gp_knee_edge e)
+static void knee_edge(json_t *o, const struct gp_knee *k)
 {
-	const char *edge = gp_knee_edge_name(e), *advice = gp_knee_edge_advice(e);
+	const char *edge = gp_knee_edge_name(k->edge), *advice = gp_knee_advice(k);
 
 	json_object_set_new(o, "edge", edge ? json_string(edge) : json_null());
 	json_object_set_new(o, "advice", advice ? json_string(advice) : json_null());
@@ -1590,7 +1619,7 @@ static const struct cell *knee_one(struct an *a, const struct cell *c, size_t n,
 	} else {
 		knee_none(o, accel);
 	}
-	knee_edge(o, k.edge);
+	knee_edge(o, &k);
 	json_object_set_new(o, "rungs", json_integer((json_int_t)n));
 	json_object_set_new(o, "monotone", json_boolean(k.monotone));
 	json_object_set_new(o, "curve", knee_curve(c, n));
@@ -1775,10 +1804,26 @@ static double fleet_accelerators(const char *path)
 	return sum;
 }
 
+/* --compare ARM:VS: two distinct, non-empty arm names (split at the first ':'). */
+static void add_pair(struct opts *op, char *arg)
+{
+	char *colon = strchr(arg, ':');
+
+	if (!colon)
+		gp_usage_error("--compare: '%s' is not ARM:VS", arg);
+	*colon = '\0';
+	if (!*arg || !colon[1] || !strcmp(arg, colon + 1))
+		gp_usage_error("--compare: '%s:%s' is not ARM:VS with two different arms", arg, colon + 1);
+	GP_XGROW(op->pairs, 2 * op->npairs + 1, op->pairs_cap, 8);
+	op->pairs[2 * op->npairs] = arg;
+	op->pairs[2 * op->npairs + 1] = colon + 1;
+	op->npairs++;
+}
+
 enum {
 	O_TTFT = 256, O_TPOT, O_BASE, O_MULT, O_STAT, O_SINGLE, O_FLOOR, O_EQUIV, O_DELTA,
 	O_ALPHA, O_TARGET, O_ACCEL, O_FLEET, O_RES, O_LEVEL, O_SEED, O_PASS, O_NOVAL, O_SELF,
-	O_VERSION, O_MINREPS,
+	O_VERSION, O_MINREPS, O_COMPARE,
 };
 
 static const struct option longopts[] = {
@@ -1790,6 +1835,7 @@ static const struct option longopts[] = {
 	{"single-token", required_argument, NULL, O_SINGLE},
 	{"floor", required_argument, NULL, O_FLOOR},
 	{"equiv", required_argument, NULL, O_EQUIV},
+	{"compare", required_argument, NULL, O_COMPARE},
 	{"delta", required_argument, NULL, O_DELTA},
 	{"alpha", required_argument, NULL, O_ALPHA},
 	{"target", required_argument, NULL, O_TARGET},
@@ -1835,6 +1881,7 @@ static int parse_opts(int argc, char **argv, struct opts *op)
 			break;
 		case O_FLOOR: op->floor = optarg; break;
 		case O_EQUIV: op->equiv = optarg; break;
+		case O_COMPARE: add_pair(op, optarg); break;
 		case O_DELTA: op->delta = gp_opt_double("--delta", optarg, 1e-12, 1); break;
 		case O_ALPHA: op->alpha = gp_opt_double("--alpha", optarg, 1e-6, 0.49); break;
 		case O_TARGET: op->target = gp_opt_double("--target", optarg, 0, 1); break;
@@ -1875,8 +1922,10 @@ static double check_opts(const struct opts *op)
 	}
 	if (op->equiv && isnan(op->delta))
 		gp_usage_error("--equiv needs --delta D (the equivalence margin)");
-	if (!op->equiv && !isnan(op->delta))
-		gp_usage_error("--delta needs --equiv ARM");
+	if (op->npairs && isnan(op->delta))
+		gp_usage_error("--compare needs --delta D (the equivalence margin of its TOST)");
+	if (!op->equiv && !op->npairs && !isnan(op->delta))
+		gp_usage_error("--delta needs --equiv ARM or --compare ARM:VS");
 	if (op->fleet && !isnan(op->accelerators))
 		gp_usage_error("--accelerators and --fleet exclude each other");
 	/* No silent default: without either, per-accelerator figures are null. */
@@ -1947,6 +1996,10 @@ static void analyse(struct an *a, const struct slo_info *si, double accel)
 		gp_die(GP_EXIT_DATAERR, "--floor %s: no request records of that arm", op->floor);
 	if (op->equiv && !arm_present(a, op->equiv))
 		gp_die(GP_EXIT_DATAERR, "--equiv %s: no request records of that arm", op->equiv);
+	for (size_t k = 0; k < 2 * op->npairs; k++)
+		if (!arm_present(a, op->pairs[k]))
+			gp_die(GP_EXIT_DATAERR, "--compare %s:%s: no request records of arm '%s'",
+			       op->pairs[k & ~(size_t)1], op->pairs[k | 1], op->pairs[k]);
 	do_summaries(a);
 	if (op->floor)
 		do_floor(a);

@@ -22,6 +22,8 @@
 #   campaign.sh adapt             publish's ADD_REPLICATES -> more reps in OUT/reps.tsv
 #                                 (exit 0: reps were added; 1: nothing to add)
 #   campaign.sh table             the verdict table, from OUT/all.ndjson.gz
+#   campaign.sh check-compare     the protocol's compare list: pairs of two
+#                                 different arms of its arms (exit 65: not)
 #
 # Environment: FLEET, PROTOCOL, OUT (absolute), TRACE; GP_BIN (the tools).
 set -eu
@@ -300,8 +302,20 @@ adapt() {
 	[ $rc = 0 ]
 }
 
+# The comparisons the user asks for (the protocol's compare list, passed to
+# gp-analyze --compare): each a pair of two different arms of the protocol.
+check_compare() {
+	bad=$(jq -r '.arms as $arms | (.compare // []) |
+		if type != "array" then "compare: not a list of pairs" else
+		.[] | select(type != "array" or length != 2 or .[0] == .[1] or
+			any(.[]; . as $a | ($a | type) != "string" or all($arms[]; . != $a))) |
+		"compare: \(tojson) is not a pair of two different arms of the protocol" end' "$PROTOCOL") ||
+		{ log "$PROTOCOL: not JSON"; exit 65; }
+	[ -z "$bad" ] || { log "$PROTOCOL: $bad"; exit 65; }
+}
+
 table() {
-	zcat "$OUT/all.ndjson.gz" | jq -r -s -f "$(dirname "$me")/table.jq"
+	zcat "$OUT/all.ndjson.gz" | jq -r -s --slurpfile p "$PROTOCOL" -f "$(dirname "$me")/table.jq"
 }
 
 cmd=${1:-}
@@ -319,5 +333,6 @@ ladder) ladder ;;
 plan) plan ;;
 adapt) adapt ;;
 table) table ;;
-*) echo "usage: $me up|down|health|probe|reset|rep|baseline|calib|ladder|plan|adapt|table ..." >&2; exit 2 ;;
+check-compare) check_compare ;;
+*) echo "usage: $me up|down|health|probe|reset|rep|baseline|calib|ladder|plan|adapt|table|check-compare ..." >&2; exit 2 ;;
 esac
