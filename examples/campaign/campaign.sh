@@ -150,6 +150,21 @@ reset_caches() {
 	echo "$(date -u +%FT%TZ) caches reset" >>"$OUT/cache.log"
 }
 
+# The replay seed of a rung and rep: the first 48 bits of
+# sha256("replay seed/rate/rep"), so that every rung and every rep has its own
+# arrivals (the same luck never hits every rung) while the arms of one rung
+# and rep replay the same ones (the pairing the comparisons rely on).
+replay_seed() { # RATE REP
+	printf '%s' "$((0x$(printf '%s/%s/%s' "$seed_replay" "$1" "$2" | sha256sum | cut -c1-12)))"
+}
+
+# Whether a run of RATE over duration_s is too short for a Poisson process
+# to hold its label: under 401 requests its achieved rate's sd, 1/sqrt(n - 1),
+# is over the 5 % at which validity flags it (doc/method.md, achieved rate).
+short_run() { # RATE
+	awk -v r="$1" -v d="$duration_s" 'BEGIN { exit !(r * d < 401) }'
+}
+
 replay() { # ARM RATE REP OUTFILE [gp-replay options]
 	local arm=$1 rate=$2 rep=$3 of=$4 kh bh rh sched
 	shift 4
@@ -159,7 +174,7 @@ replay() { # ARM RATE REP OUTFILE [gp-replay options]
 	sched=--poisson-rps
 	[ "$schedule" = constant ] && sched=--rate-rps
 	gp-replay --url "$vip_url" --model "$model" --arm "$arm" --rep "$rep" \
-		"$sched" "$rate" --seed "$(( seed_replay + rep ))" \
+		"$sched" "$rate" --seed "$(replay_seed "$rate" "$rep")" \
 		--deadline-s "$deadline_s" --idle-s "$idle_s" \
 		${kh:+--key-header "$kh"} ${bh:+--backend-header "$bh"} ${rh:+--receipt-header "$rh"} \
 		"$@" -o "$of" <"$TRACE" 2>>"$OUT/log/replay.log"
@@ -175,7 +190,9 @@ rep() { # ARM RATE REP
 	mkdir -p "$OUT/runs/$arm/$rate"
 	of=$OUT/runs/$arm/$rate/$rep.ndjson.gz
 	settings
-	replay "$arm" "$rate" "$rep" "$of.tmp.gz" --duration-s "$duration_s" || {
+	cond=
+	[ "$schedule" = constant ] || ! short_run "$rate" || cond=--poisson-count
+	replay "$arm" "$rate" "$rep" "$of.tmp.gz" --duration-s "$duration_s" $cond || {
 		rc=$?
 		log "replay $tag failed (exit $rc; see $OUT/log/replay.log)"
 		exit $rc
@@ -236,6 +253,17 @@ ladder() {
 # and different from one rep to the next.  Reps added by `adapt` come after
 # those already planned, in the same way.
 plan() {
+	settings
+	# Every rung must hold its label: at least 2 requests a run, and a short
+	# run's count (conditioned Poisson) within the trace.  Refused before the
+	# first replay, naming the rung.
+	ntrace=$(jq -c 'select(.type == "trace")' "$TRACE" | wc -l)
+	for rate in $(cat "$OUT/rates"); do
+		n=$(awk -v r="$rate" -v d="$duration_s" 'BEGIN { x = r * d - 1e-9; n = int(x); if (n < x) n++; print n }')
+		[ "$n" -ge 2 ] || { log "rung $rate req/s: run.duration_s $duration_s gives $n request(s); a rate needs at least 2"; exit 65; }
+		[ "$schedule" = constant ] || ! short_run "$rate" || [ "$n" -le "$ntrace" ] ||
+			{ log "rung $rate req/s: a run sends $n requests, the trace holds $ntrace"; exit 65; }
+	done
 	[ -s "$OUT/reps.tsv" ] || {
 		min=$(p .min_reps)
 		for rate in $(cat "$OUT/rates"); do
