@@ -118,15 +118,19 @@ health() { # TAG [ARM]
 probe() { # ARM TAG
 	settings
 	mkdir -p "$OUT/probe"
+	# Spread is judged against the members' calibrated capacities (a slow
+	# member holds round robin's requests longer: gp-probe(1)).
+	cap=
+	[ -s "$OUT/capacity.ndjson" ] && cap=$OUT/capacity.ndjson
 	gp-probe --fleet "$FLEET" --arm "$1" --run "probe-$2" \
 		--requests "$probe_requests" --keys "$probe_keys" --concurrency "$probe_concurrency" \
 		--prompt-tokens "$probe_prompt" --max-tokens "$probe_max_tokens" \
 		--interval-ms "$probe_interval" --spread-max "$probe_spread_max" \
 		--concentrate-min "$probe_concentrate_min" \
-		-o "$OUT/probe/$2.ndjson.tmp" 2>>"$OUT/log/probe.log" || {
+		${cap:+--capacity "$cap"} -o "$OUT/probe/$2.ndjson.tmp" 2>>"$OUT/log/probe.log" || {
 		mv "$OUT/probe/$2.ndjson.tmp" "$OUT/probe/failed-$2.ndjson"
 		log "probe $2: arm $1 not engaged or its mode not confirmed ($OUT/probe/failed-$2.ndjson):"
-		jq -r 'select(.type == "probe") | "  mode_confirmed \(.mode_confirmed), engaged \(.engaged), concentration \(.concentration), \(.reason // "")"' \
+		jq -r 'select(.type == "probe") | "  mode_confirmed \(.mode_confirmed), engaged \(.engaged), concentration \(.concentration), spread \(.spread_concentration), \(.reason // "")"' \
 			"$OUT/probe/failed-$2.ndjson" >&2
 		exit 1
 	}
