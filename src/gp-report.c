@@ -1283,6 +1283,10 @@ static void sec_knee(struct gp_doc *d, const struct model *m)
 		if (str(k, "edge", NULL))
 			gp_doc_item(d, "%s: the knee is at the %s edge of the ladder%s%s", str(k, "arm", ""),
 				    str(k, "edge", ""), str(k, "advice", NULL) ? " — " : "", str(k, "advice", ""));
+		else if (tri(k, "monotone") == 0)
+			gp_doc_item(d, "%s: the good-fraction curve is non-monotone (it rises again above a "
+				    "lower rung)%s%s", str(k, "arm", ""), str(k, "advice", NULL) ? " — " : "",
+				    str(k, "advice", ""));
 	knee_compare_table(d, m);
 }
 
