@@ -80,6 +80,14 @@ test_expect_success 'validity, analysis and publish ran: SLO from the baseline, 
 		(map(select(.type == \"verdict\"))[0].reasons | any(test(\"relaxed: --min-reps 3\")))" >/dev/null &&
 	jq -s -e "map(select(.type == \"verdict\")) | length == 1" $O/verdict.ndjson >/dev/null
 '
+test_expect_success 'replay seeds: one per rung and rep, the arms of a rung and rep paired; short runs conditioned on their count' '
+	for f in $O/runs/*/*/*.ndjson.gz; do zcat $f | jq -c "select(.type == \"run\")"; done >headers &&
+	jq -s -e "group_by(.rate_rps, .rep) | all(.[]; map(.seed) | unique | length == 1) and
+		(map(.[0].seed) | unique | length) == length" headers >/dev/null &&
+	jq -s -e "all(.[]; .schedule == \"poisson_count\")" headers >/dev/null &&
+	for f in $O/runs/*/*/*.ndjson.gz; do zcat $f | jq -c "select(.type == \"run_end\")"; done >ends &&
+	jq -s -e --argjson d 2 "all(.[]; .attempted == ((.rate_rps * \$d - 1e-9) | ceil))" ends >/dev/null
+'
 test_expect_success 'the protocol'"'"'s compare pair: a compare record with its TOST at every rung, in the table' '
 	zcat $O/all.ndjson.gz | jq -s -e --argjson n "$(wc -l <$O/rates)" "
 		map(select(.type == \"compare\" and .arm == \"chash\" and .vs == \"rr\")) |
