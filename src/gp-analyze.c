@@ -21,6 +21,7 @@
 #include "stats/boot.h"
 #include "cli/cli.h"
 #include "wire/fleet.h"
+#include "method/baseline.h"
 #include "method/good.h"
 #include "method/turns.h"
 #include "base/hash.h"
@@ -31,6 +32,7 @@
 #include "base/rng.h"
 #include "base/sig.h"
 #include "method/statcheck.h"
+#include "method/verdict.h"
 #include "stats/stats.h"
 #include "stats/power.h"
 #include "stats/tost.h"
@@ -42,7 +44,8 @@
 static const char usage[] =
 	"Usage: gp-analyze (--ttft-slo-ms X --tpot-slo-ms Y | --slo-baseline FILE --slo-multiple K)\n"
 	"                  [--slo-stat p50|p90|p99|mean] [--single-token ttft|miss]\n"
-	"                  [--floor ARM] [--equiv ARM --delta D] [--alpha A] [--target 0.9]\n"
+	"                  [--floor ARM] [--equiv ARM --delta D] [--compare ARM:VS ...]\n"
+	"                  [--alpha A] [--target 0.9]\n"
 	"                  [--accelerators N | --fleet FILE] [--min-reps 5] [--resamples N]\n"
 	"                  [--level 0.95] [--seed S] [--slo-margin M] [--pass] [--no-validity]\n"
 	"                  [-o FILE] [-z]\n"
@@ -63,6 +66,8 @@ static const char usage[] =
 	"                             the knee advice say the SLO is infeasible for it\n"
 	"  --floor ARM                the baseline floor arm: noise floor, WIN/LOSS vs it\n"
 	"  --equiv ARM --delta D      TOST parity of every other arm vs ARM within +-D\n"
+	"  --compare ARM:VS           also ARM vs VS at every rate: verdict and TOST at\n"
+	"                             --delta (repeatable; needs --delta)\n"
 	"  --alpha A                  TOST level (0.05: a 90% interval)\n"
 	"  --target T                 good-fraction target of the knee (0.9)\n"
 	"  --accelerators N           accelerators behind the fleet (no default: per-\n"
@@ -87,6 +92,8 @@ struct opts {
 	const char *slo_stat;
 	enum gp_single_policy single;
 	const char *floor, *equiv;
+	char **pairs;			/* --compare: arm, vs, arm, vs, ... (2 npairs) */
+	size_t npairs, pairs_cap;
 	double delta, alpha, target, level;
 	double accelerators;
 	const char *fleet;
@@ -870,58 +877,47 @@ static void check_runs(struct state *s)
 
 /* ---- the SLO ---- */
 
+static void die_nomem(int r)
+{
+	if (r)
+		gp_die_nomem();
+}
+
 struct slo_info {
 	struct gp_slo slo;
 	const char *origin;
 	long baseline_requests;
-	/* provenance of a baseline SLO */
-	char *arm, *url;
-	double rate;
-	int validity;
+	/* provenance of a baseline SLO (method/baseline.h holds the rule) */
+	struct gp_baseline b;
+	char *url;
 	json_t *ok;		/* [[ttft_ms, tpot_ms], …] of its ok requests, for --pass */
 };
 
-static double stat_of(double *x, size_t n, const char *stat)
-{
-	if (!strcmp(stat, "mean"))
-		return gp_mean(x, n);
-	gp_sort_doubles(x, n);
-	if (!strcmp(stat, "p50"))
-		return gp_quantile_sorted(x, n, 0.5);
-	if (!strcmp(stat, "p90"))
-		return gp_quantile_sorted(x, n, 0.9);
-	return gp_quantile_sorted(x, n, 0.99);
-}
-
 /* One baseline record: its arm, rate, url and validity, and its ok latencies. */
 static void baseline_record(struct slo_info *si, const json_t *o, const char *file,
-			    unsigned long ln, struct dbuf *ttft, struct dbuf *tpot)
+			    unsigned long ln)
 {
 	const char *type = gp_json_type(o), *arm, *url;
 
 	if (type && !strcmp(type, "validity")) {
-		si->validity = 1;
+		si->b.validity = 1;
 	} else if (type && !strcmp(type, "run") && gp_json_str(o, "url", &url) == 0 && !si->url) {
 		si->url = gp_xstrdup(url);
 	} else if (type && !strcmp(type, "request")) {
 		const char *outs = gp_need_str(o, "outcome", file, ln);
 		double rate = gp_need_num(o, "rate_rps", file, ln);
+		int r;
 
 		arm = gp_need_str(o, "arm", file, ln);
-		if (!si->arm) {
-			si->arm = gp_xstrdup(arm);
-			si->rate = rate;
-		} else if (strcmp(si->arm, arm)) {
+		r = gp_baseline_request(&si->b, arm, rate);
+		if (r == GP_BASELINE_TWO_ARMS)
 			gp_die_at(GP_EXIT_DATAERR, file, ln, "the baseline has requests of arms '%s' "
-				  "and '%s': a baseline is one arm, unloaded", si->arm, arm);
-		}
-		if (rate > si->rate)
-			si->rate = rate;
+				  "and '%s': a baseline is one arm, unloaded", si->b.arm, arm);
+		die_nomem(r);
 		if (!strcmp(outs, "ok")) {
 			double a = need_latency(o, "ttft_ms", file, ln), b = need_latency(o, "tpot_ms", file, ln);
 
-			dpush(ttft, a);
-			dpush(tpot, b);
+			die_nomem(gp_baseline_ok(&si->b, a, b));
 			json_array_append_new(si->ok, json_pack("[f,f]", a, b));
 		}
 	}
@@ -937,33 +933,32 @@ static void baseline_slo(const struct opts *op, struct slo_info *si)
 {
 	struct gp_input in;
 	char *paths[1] = {(char *)op->baseline};
-	struct dbuf ttft = {0}, tpot = {0};
+	enum gp_slo_stat st = GP_SLO_P50;
 	json_t *o;
 	int e;
 
 	si->ok = json_array();
+	gp_baseline_init(&si->b);
 	gp_input_init(&in, paths, 1);
 	while ((e = gp_input_next_json(&in, &o)) == GP_NDJSON_LINE) {
 		gp_stop_point(NULL);
-		baseline_record(si, o, gp_input_name(&in), gp_input_line(&in), &ttft, &tpot);
+		baseline_record(si, o, gp_input_name(&in), gp_input_line(&in));
 		json_decref(o);
 	}
 	if (e < 0)
 		gp_input_failed(&in, e);
 	gp_input_release(&in);
-	if (!si->validity && !op->no_validity)
+	(void)gp_slo_stat_parse(op->slo_stat, &st);	/* checked by the option */
+	e = gp_baseline_slo(&si->b, st, op->multiple, !op->no_validity, &si->slo);
+	if (e == GP_BASELINE_UNVERIFIED)
 		gp_die_at(GP_EXIT_DATAERR, op->baseline, 0, "the baseline has not passed the validity "
 			  "filter (no 'validity' record): pipe it through 'gp-verify validity' first, or "
 			  "pass --no-validity");
-	if (ttft.n == 0)
+	if (e == GP_BASELINE_EMPTY)
 		gp_die_at(GP_EXIT_DATAERR, op->baseline, 0,
 			  "no ok request records to derive the SLO from");
-	si->slo.ttft_ms = op->multiple * stat_of(ttft.v, ttft.n, op->slo_stat);
-	si->slo.tpot_ms = op->multiple * stat_of(tpot.v, tpot.n, op->slo_stat);
 	si->origin = "baseline";
-	si->baseline_requests = (long)ttft.n;
-	free(ttft.v);
-	free(tpot.v);
+	si->baseline_requests = (long)si->b.n;
 }
 
 /*
@@ -976,7 +971,7 @@ static void emit_baseline(struct gp_out *out, const struct slo_info *si)
 	json_t *v;
 
 	json_array_foreach(si->ok, i, v) {
-		json_t *o = json_pack("{s:s, s:s, s:O, s:O}", "type", "baseline_request", "arm", si->arm,
+		json_t *o = json_pack("{s:s, s:s, s:O, s:O}", "type", "baseline_request", "arm", si->b.arm,
 				      "ttft_ms", json_array_get(v, 0), "tpot_ms", json_array_get(v, 1));
 
 		gp_stop_point(out);
@@ -1072,12 +1067,6 @@ static json_t *ci_json(const struct gp_ci *c, const char *method)
 	return o;
 }
 
-static void die_nomem(int r)
-{
-	if (r)
-		gp_die_nomem();
-}
-
 /* The arms' lowest rung (the URLs are in a_urls), for the baseline's provenance. */
 static double a_min_rate = INFINITY;
 
@@ -1098,14 +1087,14 @@ static json_t *slo_record(const struct opts *op, const struct slo_info *si, doub
 			    base ? json_integer(si->baseline_requests) : json_null());
 	json_object_set_new(o, "baseline_file", base ? json_string(op->baseline) : json_null());
 	if (base) {
-		int low = si->rate <= a_min_rate, same = si->url && a_urls &&
+		int low = si->b.rate <= a_min_rate, same = si->url && a_urls &&
 			  json_array_size(a_urls) == 1 &&
 			  !strcmp(json_string_value(json_array_get(a_urls, 0)), si->url);
 
-		json_object_set_new(o, "baseline_arm", json_string(si->arm));
-		gp_json_set_real(o, "baseline_rate_rps", si->rate);
+		json_object_set_new(o, "baseline_arm", json_string(si->b.arm));
+		gp_json_set_real(o, "baseline_rate_rps", si->b.rate);
 		json_object_set_new(o, "baseline_url", si->url ? json_string(si->url) : json_null());
-		json_object_set_new(o, "baseline_validity", json_boolean(si->validity));
+		json_object_set_new(o, "baseline_validity", json_boolean(si->b.validity));
 		json_object_set_new(o, "baseline_low_rate", json_boolean(low));
 		json_object_set_new(o, "baseline_same_url", !si->url || !a_urls || !json_array_size(a_urls) ?
 				    json_null() : json_boolean(same));
@@ -1427,13 +1416,11 @@ static int arm_present(const struct an *a, const char *arm)
 	return 0;
 }
 
-enum { FLOOR_MIN_REPS = 3 };
-
 /* The noise floor of a cell: its t-interval over reps; half-width NaN under 3 reps. */
 static double noise_half_width(const struct an *a, const struct cell *c, struct gp_tint *ti)
 {
 	gp_t_interval(c->gf, c->n, c->floor_var, a->op->level, ti);
-	return c->n >= FLOOR_MIN_REPS ? ti->half_width : NAN;
+	return gp_verdict_noise_half_width(ti->half_width, c->n);
 }
 
 static void do_floor(struct an *a)
@@ -1463,9 +1450,8 @@ static void do_floor(struct an *a)
 		json_object_set_new(o, "floored", json_boolean(ti.floored));
 		json_object_set_new(o, "degenerate", json_boolean(ti.degenerate));
 		json_object_set_new(o, "resolvable", json_boolean(!isnan(hw)));
-		snprintf(why, sizeof(why), "the noise floor needs at least %d reps of the floor arm; "
-			 "it has %zu", FLOOR_MIN_REPS, c->n);
-		json_object_set_new(o, "reason", isnan(hw) ? json_string(why) : json_null());
+		json_object_set_new(o, "reason", isnan(hw) ?
+				    json_string(gp_verdict_noise_reason(c->n, why, sizeof(why))) : json_null());
 		emit(a, o);
 	}
 }
@@ -1501,7 +1487,7 @@ static void do_power(struct an *a)
 		p = att > 0 ? ((double)good + 0.5) / ((double)att + 1) : NAN;
 		v = c->n >= 2 ? fmax(c->sd * c->sd, c->floor_var) : NAN;
 		tau2 = c->n >= 2 ? fmax(0, c->sd * c->sd - p * (1 - p) / nbar) : NAN;
-		hw = c->n >= FLOOR_MIN_REPS ? gp_power_half_width(v, c->n, op->level) : NAN;
+		hw = c->n >= GP_VERDICT_FLOOR_MIN_REPS ? gp_power_half_width(v, c->n, op->level) : NAN;
 		o = json_object();
 		json_object_set_new(o, "type", json_string("power"));
 		json_object_set_new(o, "arm", json_string(c->arm));
@@ -1518,7 +1504,7 @@ static void do_power(struct an *a)
 		reps = isnan(op->delta) ? 0 : gp_power_reps(v, op->delta, op->level, POWER_REP_CAP);
 		reps = reps && (long)reps < op->min_reps ? (size_t)op->min_reps : reps;
 		json_object_set_new(o, "reps_for_delta", reps ? json_integer((json_int_t)reps) : json_null());
-		req = isnan(op->delta) || c->n < FLOOR_MIN_REPS ? 0 :
+		req = isnan(op->delta) || c->n < GP_VERDICT_FLOOR_MIN_REPS ? 0 :
 		      gp_power_requests(p, tau2, c->n, op->delta, op->level);
 		json_object_set_new(o, "requests_for_delta", req > 0 ? jcount(req) : json_null());
 		gp_json_set_real(o, "duration_s_for_delta", req > 0 && c->achieved > 0 ?
@@ -1563,8 +1549,8 @@ static json_t *tost_json(const struct an *a, const struct cell *x, const struct 
 	double hw;
 	int r = gp_tost_welch_floor(x->gf, x->n, x->floor_var, y->gf, y->n, y->floor_var,
 				    a->op->delta, a->op->alpha, &t);
-	int enough = (long)x->n >= a->op->min_reps && (long)y->n >= a->op->min_reps;
-	const char *why = NULL;
+	const char *why;
+	int res;
 
 	*equivalent = 0;
 	if (r)
@@ -1581,15 +1567,9 @@ static json_t *tost_json(const struct an *a, const struct cell *x, const struct 
 	gp_json_set_real(o, "p", t.p);
 	gp_json_set_real(o, "df", t.df);
 	gp_json_set_real(o, "noise_half_width", hw);
-	json_object_set_new(o, "resolvable", isnan(hw) ? json_null() :
-			    json_boolean(a->op->delta >= hw));
-	if (!enough)
-		why = "equivalence needs --min-reps reps in each arm";
-	else if (isnan(hw))
-		why = "no noise floor to judge delta against (fewer than 3 reps)";
-	else if (a->op->delta < hw)
-		why = "delta is below the noise floor's half-width: the run cannot resolve a "
-		      "difference that small";
+	res = gp_verdict_resolvable(hw, a->op->delta);
+	json_object_set_new(o, "resolvable", res < 0 ? json_null() : json_boolean(res));
+	why = gp_verdict_tost_distrust(x->n, y->n, a->op->min_reps, hw, a->op->delta);
 	*equivalent = t.equivalent && !why;
 	json_object_set_new(o, "equivalent", json_boolean(*equivalent));
 	json_object_set_new(o, "tost_passed", json_boolean(t.equivalent));
@@ -1599,29 +1579,6 @@ static json_t *tost_json(const struct an *a, const struct cell *x, const struct 
 	return o;
 }
 
-/*
- * The verdict: INSUFFICIENT_REPS below --min-reps in either arm; WIN when the
- * whole Welch interval is above 0, LOSS below; EQUIVALENT when the TOST
- * passes (and can be trusted); INCONCLUSIVE otherwise.
- */
-static const char *verdict_of(const struct an *a, const struct cell *x, const struct cell *y,
-			      const struct gp_tint *ti, int equivalent, const char **reason)
-{
-	static char why[96];
-
-	if ((long)x->n < a->op->min_reps || (long)y->n < a->op->min_reps) {
-		snprintf(why, sizeof(why), "a verdict needs at least %ld reps in each arm (%zu and %zu)",
-			 a->op->min_reps, x->n, y->n);
-		*reason = why;
-		return "INSUFFICIENT_REPS";
-	}
-	if (ti->lo > 0)
-		return "WIN";
-	if (ti->hi < 0)
-		return "LOSS";
-	return equivalent ? "EQUIVALENT" : "INCONCLUSIVE";
-}
-
 static void compare_one(struct an *a, const struct cell *x, const char *vs, int with_tost)
 {
 	const struct cell *y = cell_of(a, vs, x->rate);
@@ -1629,6 +1586,7 @@ static void compare_one(struct an *a, const struct cell *x, const char *vs, int 
 	const char *verdict = "INCONCLUSIVE", *reason = NULL;
 	struct gp_tint ti;
 	int eq = 0;
+	char why[96];
 
 	json_object_set_new(o, "type", json_string("compare"));
 	json_object_set_new(o, "arm", json_string(x->arm));
@@ -1653,10 +1611,8 @@ static void compare_one(struct an *a, const struct cell *x, const char *vs, int 
 		reason = "an interval needs at least 2 reps in each arm";
 	if (with_tost)
 		tj = tost_json(a, x, y, &eq);
-	if (!reason)
-		verdict = verdict_of(a, x, y, &ti, eq, &reason);
-	else if ((long)x->n < a->op->min_reps || (long)y->n < a->op->min_reps)
-		verdict = "INSUFFICIENT_REPS";
+	verdict = gp_verdict_name(gp_verdict_of(x->n, y->n, a->op->min_reps, !reason, ti.lo, ti.hi,
+						eq, &reason, why, sizeof(why)));
 	gp_json_set_real(o, "diff", ti.est);
 	gp_json_set_real(o, "lo", ti.lo);
 	gp_json_set_real(o, "hi", ti.hi);
@@ -1677,6 +1633,21 @@ static void compare_one(struct an *a, const struct cell *x, const char *vs, int 
 	emit(a, o);
 }
 
+/* Whether --compare asked for arm against vs. */
+static int pair_asked(const struct opts *op, const char *arm, const char *vs)
+{
+	for (size_t k = 0; k < op->npairs; k++)
+		if (!strcmp(op->pairs[2 * k], arm) && !strcmp(op->pairs[2 * k + 1], vs))
+			return 1;
+	return 0;
+}
+
+/*
+ * Per cell: against the floor, against the equivalence arm, then each
+ * --compare pair of this arm in the order given.  A pair whose comparator is
+ * the floor or the equivalence arm is that record (with the TOST), not a
+ * second one.
+ */
 static void do_compare(struct an *a)
 {
 	const struct opts *op = a->op;
@@ -1685,19 +1656,29 @@ static void do_compare(struct an *a)
 		const struct cell *c = &a->c[i];
 
 		if (op->floor && strcmp(c->arm, op->floor))
-			compare_one(a, c, op->floor, op->equiv && !strcmp(op->equiv, op->floor));
+			compare_one(a, c, op->floor, (op->equiv && !strcmp(op->equiv, op->floor)) ||
+				    pair_asked(op, c->arm, op->floor));
 		if (op->equiv && strcmp(c->arm, op->equiv) &&
 		    !(op->floor && !strcmp(op->equiv, op->floor)))
 			compare_one(a, c, op->equiv, 1);
+		for (size_t k = 0; k < op->npairs; k++) {
+			const char *vs = op->pairs[2 * k + 1];
+
+			if (strcmp(op->pairs[2 * k], c->arm) || (op->floor && !strcmp(vs, op->floor)) ||
+			    (op->equiv && !strcmp(vs, op->equiv)))
+				continue;
+			compare_one(a, c, vs, 1);
+		}
 	}
 }
 
 /* Where the knee sits on the ladder, and what to do about an edge.  No rung
  * clearing the target with a member that cannot meet the SLO unloaded (its
  * idle_baseline, design.h's rule) is not a ladder to extend. */
-static void knee_edge(json_t *o, enum gp_knee_edge e)
+static void knee_edge(json_t *o, const struct gp_knee *k)
 {
-	const char *edge = gp_knee_edge_name(e), *advice = gp_knee_edge_advice(e);
+	const char *edge = gp_knee_edge_name(k->edge), *advice = gp_knee_advice(k);
+	enum gp_knee_edge e = k->edge;
 	struct gp_buf b = { 0 };
 	size_t i;
 	json_t *r;
@@ -1867,7 +1848,7 @@ static const struct cell *knee_one(struct an *a, const struct cell *c, size_t n,
 	} else {
 		knee_none(o, accel);
 	}
-	knee_edge(o, k.edge);
+	knee_edge(o, &k);
 	knee_bound(o, &k, c, n);
 	json_object_set_new(o, "rungs", json_integer((json_int_t)n));
 	json_object_set_new(o, "monotone", json_boolean(k.monotone));
@@ -1989,6 +1970,7 @@ static void do_knee_compare(struct an *a, double accel)
 		const char *verdict = "INCONCLUSIVE", *reason = NULL;
 		double scale = isnan(accel) ? 1 : accel;
 		json_t *o;
+		char why[96];
 
 		if (!x || !strcmp(x->arm, a->op->floor))
 			continue;
@@ -2006,10 +1988,11 @@ static void do_knee_compare(struct an *a, double accel)
 		} else if (gp_welch_interval(x->grps, x->n, goodput_floor(x), f->grps, f->n,
 					     goodput_floor(f), a->op->level, &ti)) {
 			reason = "an interval needs at least 2 reps with a goodput in each arm";
-			if ((long)x->n < a->op->min_reps || (long)f->n < a->op->min_reps)
-				verdict = "INSUFFICIENT_REPS";
+			verdict = gp_verdict_name(gp_verdict_of(x->n, f->n, a->op->min_reps, 0, NAN, NAN,
+								0, NULL, why, sizeof(why)));
 		} else {
-			verdict = verdict_of(a, x, f, &ti, 0, &reason);
+			verdict = gp_verdict_name(gp_verdict_of(x->n, f->n, a->op->min_reps, 1, ti.lo, ti.hi,
+								0, &reason, why, sizeof(why)));
 		}
 		gp_json_set_real(o, "diff_goodput", ti.est / scale);
 		gp_json_set_real(o, "lo", ti.lo / scale);
@@ -2127,10 +2110,26 @@ static double fleet_accelerators(const char *path)
 	return sum;
 }
 
+/* --compare ARM:VS: two distinct, non-empty arm names (split at the first ':'). */
+static void add_pair(struct opts *op, char *arg)
+{
+	char *colon = strchr(arg, ':');
+
+	if (!colon)
+		gp_usage_error("--compare: '%s' is not ARM:VS", arg);
+	*colon = '\0';
+	if (!*arg || !colon[1] || !strcmp(arg, colon + 1))
+		gp_usage_error("--compare: '%s:%s' is not ARM:VS with two different arms", arg, colon + 1);
+	GP_XGROW(op->pairs, 2 * op->npairs + 1, op->pairs_cap, 8);
+	op->pairs[2 * op->npairs] = arg;
+	op->pairs[2 * op->npairs + 1] = colon + 1;
+	op->npairs++;
+}
+
 enum {
 	O_TTFT = 256, O_TPOT, O_BASE, O_MULT, O_STAT, O_SINGLE, O_FLOOR, O_EQUIV, O_DELTA,
 	O_ALPHA, O_TARGET, O_ACCEL, O_FLEET, O_RES, O_LEVEL, O_SEED, O_PASS, O_NOVAL, O_SELF,
-	O_VERSION, O_MINREPS, O_MARGIN,
+	O_VERSION, O_MINREPS, O_MARGIN, O_COMPARE,
 };
 
 static const struct option longopts[] = {
@@ -2143,6 +2142,7 @@ static const struct option longopts[] = {
 	{"single-token", required_argument, NULL, O_SINGLE},
 	{"floor", required_argument, NULL, O_FLOOR},
 	{"equiv", required_argument, NULL, O_EQUIV},
+	{"compare", required_argument, NULL, O_COMPARE},
 	{"delta", required_argument, NULL, O_DELTA},
 	{"alpha", required_argument, NULL, O_ALPHA},
 	{"target", required_argument, NULL, O_TARGET},
@@ -2175,8 +2175,7 @@ static int parse_opts(int argc, char **argv, struct opts *op)
 		case O_MULT: op->multiple = gp_opt_double("--slo-multiple", optarg, 1e-9, 1e9); break;
 		case O_MARGIN: idle_margin = gp_opt_double("--slo-margin", optarg, 0, 100); break;
 		case O_STAT:
-			if (strcmp(optarg, "p50") && strcmp(optarg, "p90") && strcmp(optarg, "p99") &&
-			    strcmp(optarg, "mean"))
+			if (gp_slo_stat_parse(optarg, &(enum gp_slo_stat){GP_SLO_P50}))
 				gp_usage_error("--slo-stat: '%s' is not p50, p90, p99 or mean", optarg);
 			op->slo_stat = optarg;
 			break;
@@ -2190,6 +2189,7 @@ static int parse_opts(int argc, char **argv, struct opts *op)
 			break;
 		case O_FLOOR: op->floor = optarg; break;
 		case O_EQUIV: op->equiv = optarg; break;
+		case O_COMPARE: add_pair(op, optarg); break;
 		case O_DELTA: op->delta = gp_opt_double("--delta", optarg, 1e-12, 1); break;
 		case O_ALPHA: op->alpha = gp_opt_double("--alpha", optarg, 1e-6, 0.49); break;
 		case O_TARGET: op->target = gp_opt_double("--target", optarg, 0, 1); break;
@@ -2230,8 +2230,10 @@ static double check_opts(const struct opts *op)
 	}
 	if (op->equiv && isnan(op->delta))
 		gp_usage_error("--equiv needs --delta D (the equivalence margin)");
-	if (!op->equiv && !isnan(op->delta))
-		gp_usage_error("--delta needs --equiv ARM");
+	if (op->npairs && isnan(op->delta))
+		gp_usage_error("--compare needs --delta D (the equivalence margin of its TOST)");
+	if (!op->equiv && !op->npairs && !isnan(op->delta))
+		gp_usage_error("--delta needs --equiv ARM or --compare ARM:VS");
 	if (op->fleet && !isnan(op->accelerators))
 		gp_usage_error("--accelerators and --fleet exclude each other");
 	/* No silent default: without either, per-accelerator figures are null. */
@@ -2302,6 +2304,10 @@ static void analyse(struct an *a, const struct slo_info *si, double accel)
 		gp_die(GP_EXIT_DATAERR, "--floor %s: no request records of that arm", op->floor);
 	if (op->equiv && !arm_present(a, op->equiv))
 		gp_die(GP_EXIT_DATAERR, "--equiv %s: no request records of that arm", op->equiv);
+	for (size_t k = 0; k < 2 * op->npairs; k++)
+		if (!arm_present(a, op->pairs[k]))
+			gp_die(GP_EXIT_DATAERR, "--compare %s:%s: no request records of arm '%s'",
+			       op->pairs[k & ~(size_t)1], op->pairs[k | 1], op->pairs[k]);
 	do_summaries(a);
 	do_turns(a);
 	if (op->floor)

@@ -1635,8 +1635,11 @@ static int cmd_sweep(int argc, char **argv)
 	G.wall0 = gp_wall_ns();
 	sampler_start();
 	while (!done) {
+		/* A suspect plateau: re-run the step that made it so (an earlier
+		 * late one too, not only the last), once; else the next step. */
 		int rerun = n > 0 && j.verdict == GP_CALIB_RERUN;
-		int rc = run_step(st, k, rerun);
+		size_t at = rerun ? gp_calib_rerun_next(&G.P, js, n) : n;
+		int rc = run_step(st, (long)at, rerun);
 		double gain;
 
 		if (rc) {
@@ -1647,11 +1650,11 @@ static int cmd_sweep(int argc, char **argv)
 			n++;
 		else
 			reruns++;
-		js[n - 1] = (struct gp_calib_step){ st->target_rps, st->offered_rps,
-						     st->delivered_tok_s, st->diverging, st->late,
-						     rerun };
-		gain = n >= 2 ? gp_calib_gain_pct(js[n - 2].delivered_tok_s, st->delivered_tok_s) :
-				NAN;
+		js[at] = (struct gp_calib_step){ st->target_rps, st->offered_rps,
+						 st->delivered_tok_s, st->diverging, st->late,
+						 rerun };
+		gain = at >= 1 ? gp_calib_gain_pct(js[at - 1].delivered_tok_s, st->delivered_tok_s) :
+				 NAN;
 		gp_calib_judge(&G.P, js, n, &j);
 		emit_step(st, gain, j.verdict == GP_CALIB_RERUN || j.verdict == GP_CALIB_SUSPECT,
 			  gp_calib_verdict_name(j.verdict));

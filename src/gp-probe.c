@@ -38,7 +38,8 @@ static const char usage[] =
 	"                [--prompt-tokens N] [--max-tokens N] [--concentrate-min X]\n"
 	"                [--spread-max X] [--min-busy N] [--max-failed X] [--timeout-s S]\n"
 	"                [--mode-timeout-s S] [--api-key-file FILE] [--cacert FILE]\n"
-	"                [--insecure] [--run ID] [--progress] [-o FILE] [--help] [--version]\n"
+	"                [--insecure] [--capacity FILE] [--run ID] [--progress] [-o FILE]\n"
+	"                [--help] [--version]\n"
 	"\n"
 	"  -f, --fleet FILE        the fleet file (required)\n"
 	"  -a, --arm NAME          the arm to probe (required): its mode_cmd, mode_regex, expect\n"
@@ -51,7 +52,9 @@ static const char usage[] =
 	"      --prompt-tokens N   prompt length; one prompt per key (default 256)\n"
 	"      --max-tokens N      tokens generated per request (default 64)\n"
 	"      --concentrate-min X concentrate engaged at concentration >= X (default 2)\n"
-	"      --spread-max X      spread engaged at concentration <= X (default 1.5)\n"
+	"      --spread-max X      spread engaged at spread concentration <= X (default 1.5)\n"
+	"      --capacity FILE     gp-calibrate capacity records: judge spread against each\n"
+	"                          backend's capacity (heterogeneous fleets)\n"
 	"      --min-busy N        samples with load needed for a verdict (default 3)\n"
 	"      --max-failed X      fraction of failed requests that voids the burst (0.1)\n"
 	"      --timeout-s S       bound on every request and scrape (default 30)\n"
@@ -65,7 +68,7 @@ static const char usage[] =
 	"  -h, --help              this text;  --version  the version\n";
 
 struct opts {
-	const char *fleet_path, *arm, *expect, *vip, *run, *output, *keyfile;
+	const char *fleet_path, *arm, *expect, *vip, *run, *output, *keyfile, *capacity;
 	long requests, keys, concurrency, interval_ms, prompt_tokens, max_tokens;
 	long timeout_ms, mode_timeout_ms;
 	double max_failed;
@@ -90,6 +93,7 @@ struct probe {
 	char (*khdr)[256];		/* [keys] key header lines */
 	struct gp_probe_acc acc;
 	double *load;
+	double *cap;			/* [backends] relative capacities (--capacity), or NULL */
 	long ok, failed, done, sample_errors;
 	json_t *by_error, *served;
 	int64_t last_progress;
@@ -208,6 +212,88 @@ static int sample(void *arg, int64_t now)
 	return gp_sig_stop();
 }
 
+/* ---- the capacities (--capacity): each backend's relative capacity */
+
+/* The fleet backend a capacity record names (by name, else by URL), or -1. */
+static long backend_index(const json_t *o)
+{
+	const char *name = NULL, *url = NULL;
+
+	gp_json_str(o, "backend", &name);
+	gp_json_str(o, "endpoint", &url);
+	for (size_t i = 0; i < P.fleet.n_backends; i++) {
+		const struct gp_fleet_backend *b = &P.fleet.backends[i];
+
+		if ((name && b->name && !strcmp(name, b->name)) || (url && !strcmp(url, b->url)))
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * Each backend's capacity relative to the fastest member of its role
+ * (capacity_tok_s / the role's largest), averaged over the roles it was
+ * calibrated in.  Every backend needs a trusted capacity (exit 65 naming
+ * the one that has none).
+ */
+static void load_capacity(void)
+{
+	size_t n = P.fleet.n_backends;
+	double (*c)[2] = gp_xcalloc(n, sizeof(*c)), top[2] = {0, 0};
+	char *paths[1] = {(char *)P.o.capacity};
+	struct gp_input in;
+	json_t *o;
+	int e;
+
+	gp_input_init(&in, paths, 1);
+	while ((e = gp_input_next_json(&in, &o)) == GP_NDJSON_LINE) {
+		const char *type = gp_json_type(o), *role = NULL;
+		json_t *v = json_object_get(o, "capacity_tok_s");
+		long i = type && !strcmp(type, "capacity") ? backend_index(o) : -1;
+		int r;
+
+		gp_json_str(o, "role", &role);
+		r = role && !strcmp(role, "decode");
+		if (i >= 0 && json_is_number(v) && json_number_value(v) > 0) {
+			c[i][r] = json_number_value(v);
+			if (c[i][r] > top[r])
+				top[r] = c[i][r];
+		}
+		json_decref(o);
+	}
+	if (e < 0)
+		gp_input_failed(&in, e);
+	gp_input_release(&in);
+	P.cap = gp_xcalloc(n + 1, sizeof(*P.cap));
+	for (size_t i = 0; i < n; i++) {
+		int k = 0;
+
+		for (int r = 0; r < 2; r++)
+			if (c[i][r] > 0) {
+				P.cap[i] += c[i][r] / top[r];
+				k++;
+			}
+		if (!k)
+			gp_die(GP_EXIT_DATAERR, "%s: no trusted capacity of backend '%s' (a capacity "
+			       "record with capacity_tok_s)", P.o.capacity, bname(&P.fleet.backends[i]));
+		P.cap[i] /= k;
+	}
+	free(c);
+}
+
+/* {"b1": 1, "b4": 0.5, ...}, or null without --capacity. */
+static json_t *capacity_json(void)
+{
+	json_t *o;
+
+	if (!P.cap)
+		return json_null();
+	o = json_object();
+	for (size_t i = 0; i < P.fleet.n_backends; i++)
+		gp_json_set_real(o, bname(&P.fleet.backends[i]), P.cap[i]);
+	return o;
+}
+
 /* ---- the burst */
 
 static void make(void *arg, long i, const char **body, size_t *len, const char **xhdr, int *nx)
@@ -241,9 +327,10 @@ static const char *backend_of(const char *v)
 	return v;
 }
 
-/* Peak-to-mean of the requests each fleet backend served; NaN when nothing
- * was named, or a name is not one of the fleet's backends. */
-static double served_ratio(void)
+/* Peak-to-mean of the requests each fleet backend served (spread: against
+ * the capacities, probe.h); NaN when nothing was named, or a name is not one
+ * of the fleet's backends. */
+static double served_ratio(int spread)
 {
 	double *n = gp_xcalloc(P.fleet.n_backends + 1, sizeof(*n)), r = NAN;
 	size_t known = 0;
@@ -255,7 +342,8 @@ static double served_ratio(void)
 		known += v != NULL;
 	}
 	if (known && known == json_object_size(P.served))
-		r = gp_probe_peak_to_mean(n, P.fleet.n_backends);
+		r = spread ? gp_probe_served_spread(n, P.fleet.n_backends, P.cap) :
+			     gp_probe_peak_to_mean(n, P.fleet.n_backends);
 	free(n);
 	return r;
 }
@@ -326,6 +414,7 @@ static void burst(void)
 	prepare_bodies();
 	if (gp_probe_acc_init(&P.acc, P.fleet.n_backends))
 		gp_die_nomem();
+	P.acc.cap = P.cap;
 	P.load = gp_xcalloc(P.fleet.n_backends + 1, sizeof(*P.load));
 	if (gp_stream_chat_burst_run(&b))
 		gp_die(GP_EXIT_SOFTWARE, "libcurl: cannot set up the burst");
@@ -341,6 +430,8 @@ static void burst(void)
 static int verdict(int mode_ok, const char *evidence, int burst_ran)
 {
 	double c = burst_ran ? gp_probe_concentration(&P.acc) : NAN;
+	double sc = burst_ran ? gp_probe_spread_concentration(&P.acc) : NAN;
+	int spread = !strcmp(P.o.expect, "spread");
 	long attempted = P.ok + P.failed;
 	int voided = burst_ran && attempted > 0 && (double)P.failed > P.o.max_failed * (double)attempted;
 	int engaged = burst_ran && !voided && gp_probe_engaged(P.o.expect, &P.acc, &P.o.thr);
@@ -356,17 +447,21 @@ static int verdict(int mode_ok, const char *evidence, int burst_ran)
 			 P.o.thr.min_busy, P.sample_errors ? " (some backends' scrapes failed: see "
 			 "the probe_sample records)" : "");
 	else if (!engaged)
-		snprintf(why, sizeof(why), "expected %s, concentration %.3g (%s %g)", P.o.expect, c,
-			 strcmp(P.o.expect, "spread") ? "concentrate needs >=" : "spread needs <=",
-			 strcmp(P.o.expect, "spread") ? P.o.thr.concentrate_min : P.o.thr.spread_max);
+		snprintf(why, sizeof(why), "expected %s, %sconcentration %.3g (%s %g)", P.o.expect,
+			 spread && P.cap ? "capacity-weighted " : "", spread ? sc : c,
+			 spread ? "spread needs <=" : "concentrate needs >=",
+			 spread ? P.o.thr.spread_max : P.o.thr.concentrate_min);
 	else
-		snprintf(why, sizeof(why), "%s as expected: concentration %.3g", P.o.expect, c);
+		snprintf(why, sizeof(why), "%s as expected: %sconcentration %.3g", P.o.expect,
+			 spread && P.cap ? "capacity-weighted " : "", spread ? sc : c);
 	json_object_set_new(o, "type", json_string("probe"));
 	json_object_set_new(o, "run", json_string(P.run));
 	json_object_set_new(o, "arm", json_string(P.arm->name));
 	json_object_set_new(o, "vip", json_string(P.vip->url));
 	json_object_set_new(o, "expect", json_string(P.o.expect));
 	gp_json_set_real(o, "concentration", c);
+	gp_json_set_real(o, "spread_concentration", sc);
+	json_object_set_new(o, "capacity", capacity_json());
 	gp_json_set_real(o, "mean_peak_to_mean", burst_ran ? gp_probe_mean_ratio(&P.acc) : NAN);
 	gp_json_set_real(o, "max_peak_to_mean", burst_ran && P.acc.busy ? P.acc.ratio_max : NAN);
 	json_object_set_new(o, "n_samples", json_integer(burst_ran ? P.acc.samples : 0));
@@ -383,7 +478,8 @@ static int verdict(int mode_ok, const char *evidence, int burst_ran)
 	json_object_set_new(o, "failed", json_integer(P.failed));
 	json_object_set_new(o, "by_error", json_incref(P.by_error));
 	json_object_set_new(o, "served", json_incref(P.served));
-	gp_json_set_real(o, "served_peak_to_mean", served_ratio());
+	gp_json_set_real(o, "served_peak_to_mean", served_ratio(0));
+	gp_json_set_real(o, "served_spread", served_ratio(1));
 	json_object_set_new(o, "keys", json_integer(P.o.keys));
 	json_object_set_new(o, "concurrency", json_integer(P.o.concurrency));
 	json_object_set_new(o, "interval_ms", json_integer(P.o.interval_ms));
@@ -406,13 +502,14 @@ static int verdict(int mode_ok, const char *evidence, int burst_ran)
 
 static void parse_opts(int argc, char **argv)
 {
-	enum { O_VIP = 256, O_INTERVAL, O_PROMPT, O_MAXTOK, O_CMIN, O_SMAX, O_MINBUSY, O_MAXFAIL,
+	enum { O_VIP = 256, O_CAPACITY, O_INTERVAL, O_PROMPT, O_MAXTOK, O_CMIN, O_SMAX, O_MINBUSY, O_MAXFAIL,
 	       O_TIMEOUT, O_MTIMEOUT, O_KEYFILE, O_CACERT, O_INSECURE, O_RUN, O_PROGRESS, O_VERSION };
 	static const struct option lo[] = {
 		{ "fleet", required_argument, NULL, 'f' },
 		{ "arm", required_argument, NULL, 'a' },
 		{ "expect", required_argument, NULL, 'e' },
 		{ "vip", required_argument, NULL, O_VIP },
+		{ "capacity", required_argument, NULL, O_CAPACITY },
 		{ "requests", required_argument, NULL, 'n' },
 		{ "keys", required_argument, NULL, 'k' },
 		{ "concurrency", required_argument, NULL, 'c' },
@@ -459,6 +556,7 @@ static void parse_opts(int argc, char **argv)
 			o->expect = optarg;
 			break;
 		case O_VIP: o->vip = optarg; break;
+		case O_CAPACITY: o->capacity = optarg; break;
 		case 'n': o->requests = gp_opt_long("--requests", optarg, 1, 10000000); break;
 		case 'k': o->keys = gp_opt_long("--keys", optarg, 1, 100000); break;
 		case 'c': o->concurrency = gp_opt_long("--concurrency", optarg, 1, 100000); break;
@@ -519,6 +617,8 @@ static void load_fleet(void)
 	if (gp_stream_api_key(P.o.keyfile, P.key, sizeof(P.key), err, sizeof(err)) < 0)
 		gp_die(GP_EXIT_USAGE, "--api-key-file: %s", err);
 	P.have_key = *P.key != 0;
+	if (P.o.capacity)
+		load_capacity();
 }
 
 int main(int argc, char **argv)
@@ -562,6 +662,7 @@ int main(int argc, char **argv)
 		       json_integer_value(json_object_get(P.by_error, "tls")) ? "; " GP_HTTP_TLS_HINT : "");
 	gp_probe_acc_release(&P.acc);
 	free(P.load);
+	free(P.cap);
 	json_decref(P.by_error);
 	json_decref(P.served);
 	gp_fleet_release(&P.fleet);

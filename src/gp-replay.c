@@ -60,7 +60,8 @@
 
 static const char usage[] =
 "Usage: gp-replay --url URL --model M [--arm NAME] [--rep N]\n"
-"                 [--rate-rps R | --poisson-rps R] [--seed S] [--api chat|completions]\n"
+"                 [--rate-rps R | --poisson-rps R [--poisson-count]] [--seed S]\n"
+"                 [--api chat|completions]\n"
 "                 [--deadline-s S] [--idle-s S] [--duration-s S] [--max-requests N]\n"
 "                 [--max-inflight N] [--key-header NAME] [--receipt-header NAME]\n"
 "                 [--receipt-from id] [--backend-header NAME] [-H 'K: V']...\n"
@@ -82,6 +83,8 @@ static const char usage[] =
 "  --arm NAME, --rep N     labels of every record (default default, 1)\n"
 "  --rate-rps R            rescale the trace's timestamps to mean rate R\n"
 "  --poisson-rps R         Poisson arrivals at rate R\n"
+"  --poisson-count         with --duration-s D: exactly ceil(R x D) arrivals, first\n"
+"                          at 0, last at (n-1)/R, uniform between (achieved = R)\n"
 "  --seed S                random seed, recorded in the run header\n"
 "  --deadline-s S          cancel a request after S s as timeout (600; 0: none)\n"
 "  --idle-s S              cancel a started stream silent for S s as hang (60)\n"
@@ -184,6 +187,7 @@ static struct {
 	const char *arm;
 	long rep;
 	double rate_rps, poisson_rps;
+	int poisson_count;
 	uint64_t seed;
 	int seed_set;
 	double deadline_s, idle_s, duration_s;
@@ -1080,7 +1084,7 @@ enum {
 	O_IDLE, O_DURATION, O_MAXREQ, O_MAXINFL, O_KEYH, O_RECH, O_RECFROM, O_BACKH, O_SHARD,
 	O_STARTAT, O_RUN, O_BLOCK, O_NOEOS, O_ITL, O_HTTP2, O_SCRAPE, O_SPIN, O_MAXEV,
 	O_PROGRESS, O_PRECONNECT, O_APIKEYFILE, O_MAXCT, O_NOMODELCHECK, O_CACERT, O_INSECURE,
-	O_ONFAILED, O_SESSKEY, O_HELP, O_VERSION,
+	O_ONFAILED, O_SESSKEY, O_HELP, O_VERSION, O_PCOUNT,
 };
 
 static const struct option longopts[] = {
@@ -1091,6 +1095,7 @@ static const struct option longopts[] = {
 	{ "rep", required_argument, NULL, O_REP },
 	{ "rate-rps", required_argument, NULL, O_RATE },
 	{ "poisson-rps", required_argument, NULL, O_POISSON },
+	{ "poisson-count", no_argument, NULL, O_PCOUNT },
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "deadline-s", required_argument, NULL, O_DEADLINE },
 	{ "idle-s", required_argument, NULL, O_IDLE },
@@ -1149,6 +1154,11 @@ static void check_args(void)
 		gp_usage_error("--model is required");
 	if (cfg.rate_rps > 0 && cfg.poisson_rps > 0)
 		gp_usage_error("--rate-rps and --poisson-rps exclude each other");
+	if (cfg.poisson_count && (!(cfg.poisson_rps > 0) || !(cfg.duration_s > 0)))
+		gp_usage_error("--poisson-count needs --poisson-rps R and --duration-s D");
+	if (cfg.poisson_count && gp_pace_count_for(cfg.poisson_rps, cfg.duration_s) < 2)
+		gp_usage_error("--poisson-count: %g req/s over %g s is fewer than 2 requests",
+			       cfg.poisson_rps, cfg.duration_s);
 	if (cfg.key_header && !valid_header_name(cfg.key_header))
 		gp_usage_error("--key-header: '%s' is not a header name", cfg.key_header);
 	if (cfg.receipt_header && cfg.receipt_from_id)
@@ -1192,6 +1202,7 @@ static void parse_args(int argc, char **argv)
 		case O_ARM: cfg.arm = optarg; break;
 		case O_REP: cfg.rep = gp_opt_long("--rep", optarg, 0, 1000000); break;
 		case O_RATE: cfg.rate_rps = gp_opt_double("--rate-rps", optarg, 1e-9, 1e7); break;
+		case O_PCOUNT: cfg.poisson_count = 1; break;
 		case O_POISSON: cfg.poisson_rps = gp_opt_double("--poisson-rps", optarg, 1e-9, 1e7); break;
 		case O_SEED: cfg.seed = gp_opt_u64("--seed", optarg); cfg.seed_set = 1; break;
 		case O_DEADLINE: cfg.deadline_s = gp_opt_double("--deadline-s", optarg, 0, 1e6); break;
@@ -1296,7 +1307,8 @@ static void write_header(uint64_t digest, unsigned long nrec, double trace_rps)
 	sb_str(b, ",\"arm\":");
 	sb_jstr(b, cfg.arm);
 	sb_fmt(b, ",\"rep\":%ld,\"rate_rps\":%s,\"schedule\":\"%s\",\"trace_rps\":", cfg.rep, G.rate_txt,
-	       cfg.poisson_rps > 0 ? "poisson" : cfg.rate_rps > 0 ? "rescale" : "asis");
+	       cfg.poisson_count ? "poisson_count" : cfg.poisson_rps > 0 ? "poisson" :
+	       cfg.rate_rps > 0 ? "rescale" : "asis");
 	sb_num(b, trace_rps > 0 ? trace_rps : NAN, 6);
 	sb_str(b, ",\"url\":");
 	sb_jstr(b, cfg.url);
@@ -1631,7 +1643,17 @@ static double schedule(unsigned long nrec, double t_first, double t_last)
 {
 	double trace_rps = gp_pace_trace_rps(nrec, t_first, t_last);
 
-	if (cfg.poisson_rps > 0) {
+	if (cfg.poisson_count) {
+		unsigned long n = gp_pace_count_for(cfg.poisson_rps, cfg.duration_s);
+
+		if (nrec < n)
+			gp_die(GP_EXIT_DATAERR, "%s: --poisson-count at %g req/s over %g s sends %lu "
+			       "requests; the trace holds %lu", cfg.npaths ? cfg.paths[0] : "-",
+			       cfg.poisson_rps, cfg.duration_s, n, nrec);
+		if (gp_pace_poisson_count(&S.pace, cfg.poisson_rps, n, cfg.seed))
+			gp_die_nomem();
+		G.rate_rps = cfg.poisson_rps;
+	} else if (cfg.poisson_rps > 0) {
 		gp_pace_poisson(&S.pace, cfg.poisson_rps, cfg.seed);
 		G.rate_rps = cfg.poisson_rps;
 	} else if (cfg.rate_rps > 0) {

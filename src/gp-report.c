@@ -545,6 +545,10 @@ static void sec_knee(struct gp_doc *d, const struct gp_records *m)
 		if (gp_jstr(k, "edge", NULL))
 			gp_doc_item(d, "%s: the knee is at the %s edge of the ladder%s%s", gp_jstr(k, "arm", ""),
 				    gp_jstr(k, "edge", ""), gp_jstr(k, "advice", NULL) ? " — " : "", gp_jstr(k, "advice", ""));
+		else if (gp_jtri(k, "monotone") == 0)
+			gp_doc_item(d, "%s: the good-fraction curve is non-monotone (it rises again above a "
+				    "lower rung)%s%s", gp_jstr(k, "arm", ""), gp_jstr(k, "advice", NULL) ? " — " : "",
+				    gp_jstr(k, "advice", ""));
 	knee_compare_table(d, m);
 }
 
@@ -1001,6 +1005,77 @@ static const char *tost_text(const json_t *t)
 	return b;
 }
 
+/* The protocol's compare list: the --protocol file's, else a protocol
+ * record's; NULL when none (a new reference). */
+static json_t *asked_pairs(const struct gp_records *m, const struct opts *o)
+{
+	json_t *p = o->protocol ? json_load_file(o->protocol, 0, NULL) : NULL, *c;
+	const json_t *r = p ? p : gp_records_last(m, "protocol");
+
+	c = json_incref(json_object_get(r, "compare"));
+	json_decref(p);
+	if (c && !json_is_array(c)) {
+		json_decref(c);
+		c = NULL;
+	}
+	return c;
+}
+
+/*
+ * The comparisons the protocol asked for (its compare list): each pair at
+ * every rung where a compare record has it, and "not compared" where none.
+ */
+static void sec_asked(struct gp_doc *d, const struct gp_records *m, const struct opts *o)
+{
+	json_t *pairs = asked_pairs(m, o), *q;
+	size_t k;
+
+	if (!pairs || !json_array_size(pairs)) {
+		json_decref(pairs);
+		return;
+	}
+	gp_doc_heading(d, 2, "The comparisons asked for");
+	gp_doc_para(d, "The pairs the protocol names (compare), each at every rung: diff = mean good "
+		    "fraction of the arm minus that of the other, its verdict, and the TOST at the "
+		    "protocol's delta.");
+	TABLE(d, "llrrlll", "arm", "vs", "rate (req/s)", "diff", "CI", "verdict", "TOST");
+	json_array_foreach(pairs, k, q) {
+		const char *a = json_string_value(json_array_get(q, 0)), *v = json_string_value(json_array_get(q, 1));
+		const json_t *c;
+		size_t i = 0;
+		int seen = 0;
+
+		if (!a || !v)
+			continue;
+		while ((c = gp_records_next(m, "compare", &i))) {
+			char ci[128];
+
+			if (strcmp(gp_jstr(c, "arm", ""), a) || strcmp(gp_jstr(c, "vs", ""), v))
+				continue;
+			seen = 1;
+			snprintf(ci, sizeof(ci), "[%s, %s]", gp_f3(gp_jnum(c, "lo")), gp_f3(gp_jnum(c, "hi")));
+			gp_doc_cell(d, "%s", a);
+			gp_doc_cell(d, "%s", v);
+			gp_doc_cell(d, "%s", gp_g4(gp_jnum(c, "rate_rps")));
+			gp_doc_cell(d, "%s", gp_f3(gp_jnum(c, "diff")));
+			gp_doc_cell(d, "%s", isnan(gp_jnum(c, "lo")) ? "n/a" : ci);
+			gp_doc_cell(d, "%s%s%s", gp_jstr(c, "verdict", ""), gp_jstr(c, "reason", NULL) ? ": " : "",
+				    gp_jstr(c, "reason", ""));
+			gp_doc_cell(d, "%s", tost_text(json_object_get(c, "tost")));
+		}
+		if (!seen) {
+			gp_doc_cell(d, "%s", a);
+			gp_doc_cell(d, "%s", v);
+			gp_doc_cell(d, "%s", "-");
+			gp_doc_cell(d, "%s", "-");
+			gp_doc_cell(d, "%s", "n/a");
+			gp_doc_cell(d, "%s", "not compared: no compare record of this pair");
+			gp_doc_cell(d, "%s", "n/a");
+		}
+	}
+	json_decref(pairs);
+}
+
 static void sec_compare(struct gp_doc *d, const struct gp_records *m)
 {
 	const json_t *o;
@@ -1446,6 +1521,7 @@ static struct gp_doc *build(const struct gp_records *m, const struct opts *o, do
 	sec_goodfrac(d, m, dr->goodfrac);
 	sec_latency(d, m, rate, why, dr->cdf);
 	sec_turns(d, m, dr->turns);
+	sec_asked(d, m, o);
 	sec_compare(d, m);
 	sec_power(d, m);
 	sec_validity(d, m);

@@ -37,6 +37,27 @@ test_expect_success 'Poisson with another seed: another schedule' '
 	gp-replay --url $URL --model m --poisson-rps 80 --seed 10 trace.ndjson >p3.ndjson &&
 	sched p3.ndjson >s3 && ! cmp -s s1 s3
 '
+# A short run at a label: 4.5 req/s over 2 s.  Plain Poisson sends whatever
+# its gaps fit in the window (seed 3: 11 requests, achieved 5.10 req/s, 13 %
+# over the label); conditioned on its count it sends ceil(4.5 x 2) = 9, the
+# last at 8/4.5 s, and achieves the label up to send lateness.
+test_expect_success '--poisson-count: ceil(R x D) requests, the achieved rate is the label' '
+	gp-replay --url $URL --model m --poisson-rps 4.5 --seed 3 --duration-s 2 trace.ndjson >pp.ndjson &&
+	gp-replay --url $URL --model m --poisson-rps 4.5 --seed 3 --duration-s 2 --poisson-count trace.ndjson >pc.ndjson &&
+	test "$(sel ".type == \"request\"" pc.ndjson | wc -l)" = 9 &&
+	sel ".type == \"run\"" pc.ndjson | all_of ".schedule == \"poisson_count\" and .seed == 3" &&
+	sel ".type == \"request\"" pc.ndjson | jq -s -e "map(.t_sched_s) | min == 0 and ((max - 8 / 4.5) | fabs) < 1e-6" >/dev/null &&
+	sel ".type == \"run_end\"" pc.ndjson | all_of "((.achieved_rps / 4.5 - 1) | fabs) < 0.02" &&
+	sel ".type == \"run_end\"" pp.ndjson | all_of "((.achieved_rps / 4.5 - 1) | fabs) > 0.1"
+'
+test_expect_success '--poisson-count: a trace shorter than the count is refused (65), a count under 2 (2)' '
+	{ gp-replay --url $URL --model m --poisson-rps 50 --duration-s 1 --poisson-count trace.ndjson >/dev/null 2>err; rc=$?; } &&
+	test $rc = 65 && grep -q "sends 50 requests; the trace holds 40" err &&
+	{ gp-replay --url $URL --model m --poisson-rps 1 --duration-s 1 --poisson-count trace.ndjson 2>/dev/null; rc=$?; } &&
+	test $rc = 2 &&
+	{ gp-replay --url $URL --model m --poisson-rps 4 --poisson-count trace.ndjson 2>/dev/null; rc=$?; } &&
+	test $rc = 2
+'
 test_expect_success '--duration-s 0.5 stops scheduling at 0.5 s' '
 	gp-replay --url $URL --model m --duration-s 0.5 trace.ndjson >d.ndjson &&
 	test "$(sel ".type == \"request\"" d.ndjson | wc -l)" = 15 &&

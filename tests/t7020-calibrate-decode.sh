@@ -2,7 +2,8 @@
 # gp-calibrate against gp-sim, decode role: the measured output tokens/s lie
 # within 15 % of what gp-sim's engine model says (saturated, not suspect);
 # a deliberately throttled client (--max-inflight 1 on a fast backend) is
-# SUSPECT after one re-run, with no capacity, never a false one.
+# SUSPECT after the re-runs of its plateau steps, with no capacity, never a
+# false one.
 . "$(dirname "$0")/lib.sh"
 
 command -v jq >/dev/null || skip_all "no jq"
@@ -43,7 +44,7 @@ test_expect_success 'decode counts output tokens: prompt tokens/s are not the me
 
 # The throttled client's plateau is its own request latency, which a loaded
 # machine jitters: a 15 % flat band keeps the verdict about the queue.
-test_expect_success 'a throttled client (--max-inflight 1): SUSPECT, re-run once, no capacity (exit 1)' '
+test_expect_success 'a throttled client (--max-inflight 1): SUSPECT after its re-runs, no capacity (exit 1)' '
 	gp-calibrate --fleet fleet.json --endpoint d1 --role decode $proto --max-inflight 1 \
 		--plateau-pct 15 -o thr.ndjson 2>err
 	test $? = 1 &&
@@ -52,10 +53,14 @@ test_expect_success 'a throttled client (--max-inflight 1): SUSPECT, re-run once
 		(.reasons | index(\"queue_not_diverging\")) != null" thr.ndjson >/dev/null
 '
 say "throttled: observed $(jq -r 'select(.type == "capacity") | .observed_tok_s' thr.ndjson) tok/s (client-bound), no capacity"
-test_expect_success 'the throttled sweep: its last step is the re-run of a suspect one, the driver late' '
-	jq -s -e "map(select(.type == \"calib_step\")) | (map(select(.rerun)) | length) >= 1 and
-		.[-1].rerun and .[-2].suspect and .[-2].step == .[-1].step and
-		.[-1].capped_sends > 0 and .[-1].late and (.[-1].queue_diverging | not)" thr.ndjson >/dev/null
+# Every plateau step was late (capped by --max-inflight): each of the three is
+# re-run, once, in step order (before, only the last was, so a plateau made
+# suspect by an earlier step could never clear).
+test_expect_success 'the throttled sweep: each late plateau step re-run once, in order, still late' '
+	jq -s -e ".[-1] as \$cap | map(select(.type == \"calib_step\")) |
+		(map(select(.rerun)) | map(.step)) == \$cap.plateau_steps and
+		\$cap.reruns == 3 and .[-4].suspect and (.[-4].rerun | not) and
+		all(.[-3:][]; .rerun and .capped_sends > 0 and .late) and (.[-1].queue_diverging | not)" thr.ndjson >/dev/null
 '
 test_expect_success 'the throttled plateau lies far below the backend: it was the client' '
 	jq -s -e --argjson e $EXPECT ".[-1].observed_tok_s < 0.5 * \$e" thr.ndjson >/dev/null

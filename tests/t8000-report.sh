@@ -310,4 +310,16 @@ test_expect_success 'gnuplot failing: 70 naming the script' '
 	grep -q "failed on g/gnuplot/goodfrac.gp (exit 1): line 3: undefined variable" e
 '
 test_expect_code 2 'a usage error is exit 2' 'gp-report --moderate-rps fast analysis.ndjson'
+# The protocol's compare list: each pair at every rung, "not compared" when
+# no record has it; no such section without a compare list.
+test_expect_success 'the comparisons the protocol asked for: the pair'"'"'s verdict and TOST, a missing pair named' '
+	gp-analyze --ttft-slo-ms 500 --tpot-slo-ms 50 --resamples 200 --floor floor --equiv floor --delta 0.2 \
+		--compare win:loss "$GP_TOP/tests/golden/data/verdicts.ndjson" >pairs.ndjson &&
+	echo "{\"type\":\"protocol\",\"compare\":[[\"win\",\"loss\"],[\"few\",\"same\"]]}" >pp.json &&
+	gp-report --no-plots -q --protocol pp.json -o pr pairs.ndjson &&
+	sed -n "/^## The comparisons asked for/,/^## Comparisons/p" pr/report.md >asked &&
+	grep -q "^| win | loss | 4 | 0.800 | \[0.700, 0.900\] | WIN | fails |" asked &&
+	grep -q "^| few | same | - | - | n/a | not compared: no compare record of this pair | n/a |" asked &&
+	gp-report --no-plots -q -o pr2 pairs.ndjson && ! grep -q "comparisons asked for" pr2/report.md
+'
 test_done

@@ -20,7 +20,7 @@ BASE=$(free_port_range 7) || skip_all "no free ports"
 # The demo's protocol, shortened: 2 arms, 2 rungs, 3 reps (cap 4), 2-s runs,
 # prefill-only calibration, a short trace; the ladder grows one rung each way
 # at most.
-jq '.arms = ["rr", "chash"] | .min_reps = 3 | .rep_cap = 4 | .run.duration_s = 2 |
+jq '.arms = ["rr", "chash"] | .compare = [["chash", "rr"]] | .min_reps = 3 | .rep_cap = 4 | .run.duration_s = 2 |
     .ladder.grow = {"ratio": 1.5, "max_below": 1, "max_above": 1} | del(.run.resolution) |
     .ladder.rungs = ["unsaturated", "moderate"] | .ladder.unsaturated = 0.3 | .ladder.moderate = 0.5 |
     .slo.baseline.requests = 6 | .calibration.roles = ["prefill"] |
@@ -103,6 +103,21 @@ test_expect_success 'validity, analysis and publish ran: SLO from the baseline, 
 		(map(select(.type == \"stability\")) | length == 2 * $(wc -l <$O/rates)) and
 		(map(select(.type == \"verdict\"))[0].reasons | any(test(\"relaxed: --min-reps 3\")))" >/dev/null &&
 	jq -s -e "map(select(.type == \"verdict\")) | length == 1" $O/verdict.ndjson >/dev/null
+'
+test_expect_success 'replay seeds: one per rung and rep, the arms of a rung and rep paired; short runs conditioned on their count' '
+	for f in $O/runs/*/*/*.ndjson.gz; do zcat $f | jq -c "select(.type == \"run\")"; done >headers &&
+	jq -s -e "group_by(.rate_rps, .rep) | all(.[]; map(.seed) | unique | length == 1) and
+		(map(.[0].seed) | unique | length) == length" headers >/dev/null &&
+	jq -s -e "all(.[]; .schedule == \"poisson_count\")" headers >/dev/null &&
+	for f in $O/runs/*/*/*.ndjson.gz; do zcat $f | jq -c "select(.type == \"run_end\")"; done >ends &&
+	jq -s -e --argjson d 2 "all(.[]; .attempted == ((.rate_rps * \$d - 1e-9) | ceil))" ends >/dev/null
+'
+test_expect_success 'the protocol'"'"'s compare pair: a compare record with its TOST at every rung, in the table' '
+	zcat $O/all.ndjson.gz | jq -s -e --argjson n "$(wc -l <$O/rates)" "
+		map(select(.type == \"compare\" and .arm == \"chash\" and .vs == \"rr\")) |
+		length == \$n and all(.[]; .tost.method == \"welch_tost\")" >/dev/null &&
+	sed -n "/^comparisons asked for/,/^\$/p" $O/table.txt >pairs.txt &&
+	test "$(grep -c "^chash  *rr " pairs.txt)" = "$(wc -l <$O/rates)"
 '
 test_expect_success 'the report: report.md with the protocol echoed, report.html, the plots' '
 	test -s $O/report/report.md && test -s $O/report/report.html &&

@@ -27,6 +27,8 @@
 #   campaign.sh adapt             publish's ADD_REPLICATES -> more reps in OUT/reps.tsv
 #                                 (exit 0: reps were added; 1: nothing to add)
 #   campaign.sh table             the verdict table, from OUT/all.ndjson.gz
+#   campaign.sh check-compare     the protocol's compare list: pairs of two
+#                                 different arms of its arms (exit 65: not)
 #
 # Environment: FLEET, PROTOCOL, OUT (absolute), TRACE; GP_BIN (the tools).
 set -eu
@@ -126,15 +128,19 @@ health() { # TAG [ARM]
 probe() { # ARM TAG
 	settings
 	mkdir -p "$OUT/probe"
+	# Spread is judged against the members' calibrated capacities (a slow
+	# member holds round robin's requests longer: gp-probe(1)).
+	cap=
+	[ -s "$OUT/capacity.ndjson" ] && cap=$OUT/capacity.ndjson
 	gp-probe --fleet "$FLEET" --arm "$1" --run "probe-$2" \
 		--requests "$probe_requests" --keys "$probe_keys" --concurrency "$probe_concurrency" \
 		--prompt-tokens "$probe_prompt" --max-tokens "$probe_max_tokens" \
 		--interval-ms "$probe_interval" --spread-max "$probe_spread_max" \
 		--concentrate-min "$probe_concentrate_min" \
-		-o "$OUT/probe/$2.ndjson.tmp" 2>>"$OUT/log/probe.log" || {
+		${cap:+--capacity "$cap"} -o "$OUT/probe/$2.ndjson.tmp" 2>>"$OUT/log/probe.log" || {
 		mv "$OUT/probe/$2.ndjson.tmp" "$OUT/probe/failed-$2.ndjson"
 		log "probe $2: arm $1 not engaged or its mode not confirmed ($OUT/probe/failed-$2.ndjson):"
-		jq -r 'select(.type == "probe") | "  mode_confirmed \(.mode_confirmed), engaged \(.engaged), concentration \(.concentration), \(.reason // "")"' \
+		jq -r 'select(.type == "probe") | "  mode_confirmed \(.mode_confirmed), engaged \(.engaged), concentration \(.concentration), spread \(.spread_concentration), \(.reason // "")"' \
 			"$OUT/probe/failed-$2.ndjson" >&2
 		exit 1
 	}
@@ -158,6 +164,21 @@ reset_caches() {
 	echo "$(date -u +%FT%TZ) caches reset" >>"$OUT/cache.log"
 }
 
+# The replay seed of a rung and rep: the first 48 bits of
+# sha256("replay seed/rate/rep"), so that every rung and every rep has its own
+# arrivals (the same luck never hits every rung) while the arms of one rung
+# and rep replay the same ones (the pairing the comparisons rely on).
+replay_seed() { # RATE REP
+	printf '%s' "$((0x$(printf '%s/%s/%s' "$seed_replay" "$1" "$2" | sha256sum | cut -c1-12)))"
+}
+
+# Whether a run of RATE over duration_s is too short for a Poisson process
+# to hold its label: under 401 requests its achieved rate's sd, 1/sqrt(n - 1),
+# is over the 5 % at which validity flags it (doc/method.md, achieved rate).
+short_run() { # RATE
+	awk -v r="$1" -v d="$duration_s" 'BEGIN { exit !(r * d < 401) }'
+}
+
 replay() { # ARM RATE REP OUTFILE [gp-replay options]
 	local arm=$1 rate=$2 rep=$3 of=$4 kh bh rh sched
 	shift 4
@@ -167,7 +188,7 @@ replay() { # ARM RATE REP OUTFILE [gp-replay options]
 	sched=--poisson-rps
 	[ "$schedule" = constant ] && sched=--rate-rps
 	gp-replay --url "$vip_url" --model "$model" --arm "$arm" --rep "$rep" \
-		"$sched" "$rate" --seed "$(( seed_replay + rep ))" \
+		"$sched" "$rate" --seed "$(replay_seed "$rate" "$rep")" \
 		--deadline-s "$deadline_s" --idle-s "$idle_s" \
 		${kh:+--key-header "$kh"} ${bh:+--backend-header "$bh"} ${rh:+--receipt-header "$rh"} \
 		"$@" -o "$of" <"$TRACE" 2>>"$OUT/log/replay.log"
@@ -184,11 +205,15 @@ rep() { # ARM RATE REP
 	of=$OUT/runs/$arm/$rate/$rep.ndjson.gz
 	settings
 	# The run length: run.duration_s, or with a planned resolution
-	# (ladder's run_requests) at least that many requests.
+	# (ladder's run_requests) at least that many requests.  A short run
+	# without one is a Poisson process conditioned on its count
+	# (--poisson-count), so that its achieved rate is the label.
 	n=$(jq -r -s --argjson d "$duration_s" --argjson r "$rate" '(map(select(.binding)) + .)[0].run_requests |
 		if . == null then "" else [., ($d * $r | ceil)] | max end' "$OUT/ladder.ndjson")
 	if [ -n "$n" ]; then set -- --max-requests "$n"; else set -- --duration-s "$duration_s"; fi
-	replay "$arm" "$rate" "$rep" "$of.tmp.gz" "$@" || {
+	cond=
+	[ -n "$n" ] || [ "$schedule" = constant ] || ! short_run "$rate" || cond=--poisson-count
+	replay "$arm" "$rate" "$rep" "$of.tmp.gz" "$@" $cond || {
 		rc=$?
 		log "replay $tag failed (exit $rc; see $OUT/log/replay.log)"
 		exit $rc
@@ -316,6 +341,17 @@ ladder() {
 # and different from one rep to the next.  Reps added by `adapt` come after
 # those already planned, in the same way.
 plan() {
+	settings
+	# Every rung must hold its label: at least 2 requests a run, and a short
+	# run's count (conditioned Poisson) within the trace.  Refused before the
+	# first replay, naming the rung.
+	ntrace=$(jq -c 'select(.type == "trace")' "$TRACE" | wc -l)
+	for rate in $(cat "$OUT/rates"); do
+		n=$(awk -v r="$rate" -v d="$duration_s" 'BEGIN { x = r * d - 1e-9; n = int(x); if (n < x) n++; print n }')
+		[ "$n" -ge 2 ] || { log "rung $rate req/s: run.duration_s $duration_s gives $n request(s); a rate needs at least 2"; exit 65; }
+		[ "$schedule" = constant ] || ! short_run "$rate" || [ "$n" -le "$ntrace" ] ||
+			{ log "rung $rate req/s: a run sends $n requests, the trace holds $ntrace"; exit 65; }
+	done
 	[ -s "$OUT/reps.tsv" ] || {
 		min=$(p .min_reps)
 		for rate in $(cat "$OUT/rates"); do
@@ -436,8 +472,21 @@ adapt() {
 	[ $rc = 0 ] || [ $grown = 0 ]
 }
 
+# The comparisons the user asks for (the protocol's compare list, passed to
+# gp-analyze --compare): each a pair of two different arms of the protocol.
+check_compare() {
+	bad=$(jq -r '.arms as $arms | (.compare // []) |
+		if type != "array" then "compare: not a list of pairs" else
+		.[] | select(type != "array" or length != 2 or .[0] == .[1] or
+			any(.[]; . as $a | ($a | type) != "string" or all($arms[]; . != $a))) |
+		"compare: \(tojson) is not a pair of two different arms of the protocol" end' "$PROTOCOL") ||
+		{ log "$PROTOCOL: not JSON"; exit 65; }
+	[ -z "$bad" ] || { log "$PROTOCOL: $bad"; exit 65; }
+}
+
 table() {
-	{ zcat "$OUT/all.ndjson.gz"; cat "$OUT/rungs-added.ndjson" 2>/dev/null; } | jq -r -s -f "$(dirname "$me")/table.jq"
+	{ zcat "$OUT/all.ndjson.gz"; cat "$OUT/rungs-added.ndjson" 2>/dev/null; } |
+		jq -r -s --slurpfile p "$PROTOCOL" -f "$(dirname "$me")/table.jq"
 }
 
 cmd=${1:-}
@@ -457,5 +506,6 @@ ladder) ladder ;;
 plan) plan ;;
 adapt) adapt ;;
 table) table ;;
-*) echo "usage: $me preflight|idle|up|down|health|probe|reset|rep|baseline|calib|ladder|plan|adapt|table ..." >&2; exit 2 ;;
+check-compare) check_compare ;;
+*) echo "usage: $me preflight|idle|up|down|health|probe|reset|rep|baseline|calib|ladder|plan|adapt|table|check-compare ..." >&2; exit 2 ;;
 esac

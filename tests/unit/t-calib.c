@@ -220,8 +220,10 @@ static size_t sweep(const struct gp_calib_protocol *p, struct gp_calib_step *s, 
 		s[n].rerun = 0;
 		n++;
 		gp_calib_judge(p, s, n, j);
-		if (j->verdict == GP_CALIB_RERUN) {
-			s[n - 1].rerun = 1;	/* the same step again, same result */
+		while (j->verdict == GP_CALIB_RERUN) {
+			size_t i = gp_calib_rerun_next(p, s, n);
+
+			s[i].rerun = 1;	/* the same step again, same result */
 			gp_calib_judge(p, s, n, j);
 		}
 		if (j->verdict != GP_CALIB_CONTINUE)
@@ -304,6 +306,41 @@ static void test_judge(void)
 	s[0].late = 1;
 	gp_calib_judge(&p, s, 3, &j);
 	ok(j.late && j.verdict == GP_CALIB_RERUN, "a late plateau step is not trusted");
+	is_int((long)gp_calib_rerun_next(&p, s, 3), 0, "the late step 0 is the one to re-run, not the last");
+
+	/* Issue 22: the first plateau step was driver-late, the queue diverged
+	 * in the last.  Re-running the last step (as before) leaves it
+	 * SUSPECT; re-running step 0, on time now, saturates. */
+	s[2].rerun = 1;
+	gp_calib_judge(&p, s, 3, &j);
+	ok(j.verdict == GP_CALIB_RERUN && gp_calib_rerun_next(&p, s, 3) == 0,
+	   "the last step re-run, the late step 0 not: still a re-run, of step 0");
+	s[0].late = 0;
+	s[0].rerun = 1;
+	gp_calib_judge(&p, s, 3, &j);
+	is_str(gp_calib_verdict_name(j.verdict), "saturated", "step 0 re-run on time: saturated");
+	s[0].late = 1;
+	gp_calib_judge(&p, s, 3, &j);
+	is_str(gp_calib_verdict_name(j.verdict), "suspect",
+	       "step 0 late again at its re-run: suspect (each step re-run once)");
+	is_int((long)gp_calib_rerun_next(&p, s, 3), 3, "nothing left to re-run");
+	/* Two late steps and a flat queue: all three, in order. */
+	for (int i = 0; i < 3; i++)
+		s[i].rerun = 0;
+	s[1].late = 1;
+	s[2].diverging = 0;
+	is_int((long)gp_calib_rerun_next(&p, s, 3), 0, "late 0, late 1, flat 2: 0 first");
+	s[0].rerun = 1;
+	is_int((long)gp_calib_rerun_next(&p, s, 3), 1, "then 1");
+	s[1].rerun = 1;
+	is_int((long)gp_calib_rerun_next(&p, s, 3), 2, "then 2, whose queue did not diverge");
+	s[1].late = 0;
+	s[1].rerun = 0;
+	s[0].late = 0;
+	s[2].diverging = 1;
+	/* Offered growth short at step 2 only: step 2 is the one. */
+	s[2].offered_rps = s[1].offered_rps * 1.25;
+	is_int((long)gp_calib_rerun_next(&p, s, 3), 2, "offered short of the full step at 2: 2");
 
 	/* Backstop: the backend never saturates within max_steps. */
 	n = sweep(&p, s, 1e12, 1e12, &j);

@@ -6,6 +6,7 @@
  * expected values are read off by hand as the comment on each case says.
  */
 #include <math.h>
+#include <string.h>
 
 #include "method/knee.h"
 #include "tap.h"
@@ -17,6 +18,7 @@ static void pick(const double *m, size_t n, double target, struct gp_knee *k)
 	k->rung = k->next = 12345;	/* poison: every field must be written */
 	k->edge = (enum gp_knee_edge)99;
 	k->monotone = -1;
+	k->dips = 12345;
 	gp_knee_pick(m, n, target, k);
 }
 
@@ -120,16 +122,39 @@ static void non_monotone(void)
 	ok(k.rung == 2 && k.next == 3, "non-monotone: knee at the highest clearing rung 2, next 3");
 	is_int(k.edge, GP_KNEE_INSIDE, "non-monotone: inside");
 	is_int(k.monotone, 0, "non-monotone: flagged");
+	is_int(k.dips, 1, "non-monotone: one rung below the knee fails");
+	ok(gp_knee_advice(&k) && strstr(gp_knee_advice(&k), "non-monotone"),
+	   "non-monotone inside: the advice says so (an inside knee had none)");
 	pick(m2, N(m2), 0.9, &k);
 	ok(k.rung == 0 && k.monotone == 0, "a rise below the target: knee 0, not monotone");
 	pick(flat, N(flat), 0.9, &k);
 	ok(k.rung == 1 && k.monotone == 1, "flat then falling: knee 1, monotone");
+	ok(k.dips == 0 && gp_knee_advice(&k) == NULL, "flat then falling: no dip, no advice");
 	pick(nan_mid, N(nan_mid), 0.9, &k);
 	ok(k.rung == 0 && k.next == 1 && k.monotone == 1, "NaN mean: not a knee, no rise seen");
 }
 
+/* The report of issue 22: the top rung clears, a lower one does not; the
+ * advice was "every rung clears the target". */
+static void top_clears_lower_fails(void)
+{
+	static const double m[] = {0.95, 0.85, 0.93};
+	static const double up[] = {0.99, 0.97, 0.95};
+	struct gp_knee k;
+
+	pick(m, N(m), 0.9, &k);
+	ok(k.rung == 2 && k.edge == GP_KNEE_LAST && k.dips == 1, "dip then clear: knee at the top, one dip");
+	ok(!strstr(gp_knee_advice(&k), "every rung clears"), "dip then clear: not 'every rung clears'");
+	ok(strstr(gp_knee_advice(&k), "non-monotone") && strstr(gp_knee_advice(&k), "upward"),
+	   "dip then clear: non-monotone named, and the ladder still to extend upward");
+	pick(up, N(up), 0.9, &k);
+	is_str(gp_knee_advice(&k), gp_knee_edge_advice(GP_KNEE_LAST),
+	       "every rung clears: the edge's advice, unchanged");
+}
+
 int main(void)
 {
+	top_clears_lower_fails();
 	inside();
 	exactly_met();
 	never_met();

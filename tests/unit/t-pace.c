@@ -3,6 +3,7 @@
  * shards partition the trace and agree on offsets, start-at converts wall to
  * monotonic time, and the lateness histogram's quantiles are type 7. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,8 +204,83 @@ static void test_hist(void)
 	free(v);
 }
 
+/*
+ * The conditioned schedule: n arrivals, the first at 0 and the last at
+ * (n − 1)/rate, so the achieved rate (n − 1)/(last − first) is the label
+ * exactly, whatever the seed, where the plain process's is off by ~1/√n; the
+ * interior arrivals are uniform (Kolmogorov–Smirnov against U(0, span): the
+ * 1 % critical value for 2000 points is 1.628/√2000 = 0.0364, Smirnov's
+ * asymptotic table); and past n nothing is sent.
+ */
+static void test_poisson_count(void)
+{
+	struct gp_pace p, q;
+	double plain_dev = 0, cond_dev = 0, last, dmax = 0, span;
+	unsigned long n = 9;
+	int sorted = 1, inside = 1, same = 1;
+
+	is_int((long)gp_pace_count_for(4.5, 2), 9, "count: 4.5 req/s over 2 s is 9");
+	is_int((long)gp_pace_count_for(4, 2), 8, "count: 4 over 2 s is 8, not 9 (a rounding slack)");
+	is_int((long)gp_pace_count_for(0.3, 1), 1, "count: 0.3 over 1 s is 1");
+	is_int((long)gp_pace_count_for(0, 1), 0, "count: rate 0 is 0");
+	ok(gp_pace_poisson_count(&p, 4.5, 1, 1) == -1 && p.off == NULL, "n = 1 refused");
+	ok(gp_pace_poisson_count(&p, 4.5, n, 7) == 0, "n = 9 at 4.5 req/s");
+	last = -1;
+	for (unsigned long k = 0; k < n; k++) {
+		double o = gp_pace_next(&p, 0);
+
+		if (o < last)
+			sorted = 0;
+		if (!(o >= 0 && o < 2))
+			inside = 0;
+		last = o;
+	}
+	ok(sorted, "conditioned: offsets ascending");
+	ok(inside, "conditioned: every arrival inside the 2-s window");
+	is_dbl(last, 8 / 4.5, 1e-12, "conditioned: the last at (n - 1)/rate");
+	ok(isinf(gp_pace_next(&p, 0)), "conditioned: the 10th record is never sent");
+	gp_pace_poisson_count(&q, 4.5, n, 7);
+	gp_pace_release(&p);
+	gp_pace_poisson_count(&p, 4.5, n, 7);
+	for (unsigned long k = 0; k < n; k++)
+		if (gp_pace_next(&p, 0) != gp_pace_next(&q, 0))
+			same = 0;
+	ok(same, "conditioned: the same seed, the same schedule");
+	gp_pace_release(&p);
+	gp_pace_release(&q);
+	/* 1000 seeds, 10 arrivals at 5 req/s: achieved-rate deviation. */
+	for (uint64_t seed = 1; seed <= 1000; seed++) {
+		double first = 0, t = 0;
+
+		gp_pace_poisson(&p, 5, seed);
+		for (int k = 0; k < 10; k++)
+			t = gp_pace_next(&p, 0);
+		plain_dev += fabs(9 / (t - first) / 5 - 1);
+		gp_pace_poisson_count(&p, 5, 10, seed);
+		for (int k = 0; k < 10; k++)
+			t = gp_pace_next(&p, 0);
+		cond_dev = fmax(cond_dev, fabs(9 / t / 5 - 1));
+		gp_pace_release(&p);
+	}
+	ok(plain_dev / 1000 > 0.15, "plain Poisson at n = 10: mean |achieved/label - 1| %.3f (over 0.15)",
+	   plain_dev / 1000);
+	ok(cond_dev < 1e-12, "conditioned at n = 10: max |achieved/label - 1| over 1000 seeds %.2g", cond_dev);
+	/* Uniform interior: KS over 2000 interior points. */
+	gp_pace_poisson_count(&p, 100, 2002, 99);
+	span = 2001 / 100.0;
+	gp_pace_next(&p, 0);
+	for (int k = 0; k < 2000; k++) {
+		double f = gp_pace_next(&p, 0) / span, d1 = fabs(f - k / 2000.0), d2 = fabs(f - (k + 1) / 2000.0);
+
+		dmax = fmax(dmax, fmax(d1, d2));
+	}
+	ok(dmax < 0.0364, "conditioned: interior arrivals uniform (KS D = %.4f < 0.0364)", dmax);
+	gp_pace_release(&p);
+}
+
 int main(void)
 {
+	test_poisson_count();
 	test_asis_rescale();
 	test_poisson();
 	test_shards();

@@ -6,6 +6,71 @@
 #include "method/probe.h"
 #include "tap.h"
 
+/* A half-speed member (capacities 1, 1, 1, 0.5), worked by hand: round
+ * robin's in-flight load (1, 1, 1, 2) — the slow member holds its requests
+ * twice as long — has plain concentration 2 / 1.25 = 1.6, over spread_max
+ * 1.5; against its spreading share (1/0.5) / 5 = 0.4 it is 0.4 / 0.4 = 1. */
+static void heterogeneous(void)
+{
+	static const double cap[4] = { 1, 1, 1, 0.5 };
+	struct gp_probe_thr thr = GP_PROBE_THR_DEFAULT;
+	struct gp_probe_acc a;
+
+	gp_probe_acc_init(&a, 4);
+	gp_probe_acc_add(&a, (double[4]){ 1, 1, 1, 2 });
+	gp_probe_acc_add(&a, (double[4]){ 1, 1, 1, 2 });
+	gp_probe_acc_add(&a, (double[4]){ 1, 1, 1, 2 });
+	is_dbl(gp_probe_concentration(&a), 1.6, 1e-12, "rr, half-speed member: plain 1.6");
+	is_dbl(gp_probe_spread_concentration(&a), 1.6, 1e-12, "no capacities: the spread one is the plain one");
+	ok(!gp_probe_engaged("spread", &a, &thr), "rr, no capacities: refused (the issue's false refusal)");
+	a.cap = cap;
+	is_dbl(gp_probe_spread_concentration(&a), 1.0, 1e-12, "rr against the capacities: 1");
+	ok(gp_probe_engaged("spread", &a, &thr), "rr against the capacities: spread");
+	gp_probe_acc_release(&a);
+
+	/* least-connections: equal in-flight (share 1/4, its floor): 1 with or
+	 * without capacities. */
+	gp_probe_acc_init(&a, 4);
+	a.cap = cap;
+	for (int k = 0; k < 3; k++)
+		gp_probe_acc_add(&a, (double[4]){ 3, 3, 3, 3 });
+	is_dbl(gp_probe_spread_concentration(&a), 1.0, 1e-12, "least_conn: 1");
+	gp_probe_acc_release(&a);
+
+	/* One key pinned to the slow member: plain 4, against its 0.4 share
+	 * 2.5 — still over spread_max, so a "spread" arm that concentrates is
+	 * refused; "concentrate" is judged on the plain 4. */
+	gp_probe_acc_init(&a, 4);
+	a.cap = cap;
+	for (int k = 0; k < 3; k++)
+		gp_probe_acc_add(&a, (double[4]){ 0, 0, 0, 5 });
+	is_dbl(gp_probe_spread_concentration(&a), 2.5, 1e-12, "pinned on the slow member: 2.5");
+	ok(!gp_probe_engaged("spread", &a, &thr), "pinned: not spread");
+	ok(gp_probe_engaged("concentrate", &a, &thr), "pinned: concentrate (plain 4)");
+	gp_probe_acc_release(&a);
+
+	/* A bounded-load overshoot on a fast member: (5, 3, 3, 5) of 16 → the
+	 * fast member's share 5/16 = 0.3125 against 0.25: 1.25. */
+	gp_probe_acc_init(&a, 4);
+	a.cap = cap;
+	for (int k = 0; k < 3; k++)
+		gp_probe_acc_add(&a, (double[4]){ 5, 3, 3, 5 });
+	is_dbl(gp_probe_spread_concentration(&a), 1.25, 1e-12, "a fast member over its share: 1.25");
+	gp_probe_acc_release(&a);
+
+	/* Served counts against max(1/4, cap_i / 3.5): rr's 16 each — the fast
+	 * members' 0.25 of 0.2857, the slow one's 0.25 of 0.25 — is 1; a hash on
+	 * one fast member 1 / 0.2857 = 3.5. */
+	is_dbl(gp_probe_served_spread((double[4]){ 16, 16, 16, 16 }, 4, cap), 1.0, 1e-12, "served rr: 1");
+	is_dbl(gp_probe_served_spread((double[4]){ 64, 0, 0, 0 }, 4, cap), 3.5, 1e-12,
+	       "served, all on a fast member: 3.5");
+	is_dbl(gp_probe_served_spread((double[4]){ 18, 18, 18, 10 }, 4, cap), 18 / 64.0 * 3.5, 1e-12,
+	       "served least_conn (18,18,18,10): 0.984");
+	is_dbl(gp_probe_served_spread((double[4]){ 3, 2, 2, 1 }, 4, NULL), 1.5, 1e-12,
+	       "served without capacities: the plain peak-to-mean");
+	ok(isnan(gp_probe_served_spread((double[4]){ 0 }, 4, cap)), "nothing served: undefined");
+}
+
 int main(void)
 {
 	struct gp_probe_thr thr = GP_PROBE_THR_DEFAULT;
@@ -80,5 +145,6 @@ int main(void)
 	ok(isnan(gp_probe_concentration(&a)), "never busy: undefined concentration");
 	ok(isnan(gp_probe_mean_ratio(&a)), "never busy: undefined mean ratio");
 	gp_probe_acc_release(&a);
+	heterogeneous();
 	return done_testing();
 }

@@ -320,6 +320,25 @@ static int small(double gain, double pct)
 	return gain == gain && gain < pct;
 }
 
+/* Whether plateau step i (of the last three of n) is one that made the
+ * plateau untrusted: driver-late, short of the full step, or (the last) not
+ * diverging. */
+static int culprit(const struct gp_calib_protocol *p, const struct gp_calib_step *steps, size_t n,
+		   size_t i)
+{
+	return steps[i].late || (i + 2 >= n && !full_step(p, steps, i)) ||
+	       (i + 1 == n && !steps[i].diverging);
+}
+
+size_t gp_calib_rerun_next(const struct gp_calib_protocol *p, const struct gp_calib_step *steps,
+			   size_t n)
+{
+	for (size_t i = n >= 3 ? n - 3 : n; i < n; i++)
+		if (!steps[i].rerun && culprit(p, steps, n, i))
+			return i;
+	return n;
+}
+
 void gp_calib_judge(const struct gp_calib_protocol *p, const struct gp_calib_step *steps,
 		    size_t n, struct gp_calib_judgement *j)
 {
@@ -342,7 +361,7 @@ void gp_calib_judge(const struct gp_calib_protocol *p, const struct gp_calib_ste
 	if (j->flat && j->full_step && j->diverging && !j->late)
 		j->verdict = GP_CALIB_SATURATED;
 	else if (j->flat)
-		j->verdict = steps[n - 1].rerun ? GP_CALIB_SUSPECT : GP_CALIB_RERUN;
+		j->verdict = gp_calib_rerun_next(p, steps, n) < n ? GP_CALIB_RERUN : GP_CALIB_SUSPECT;
 	else if ((long)n >= p->max_steps)
 		j->verdict = GP_CALIB_BACKSTOP;
 	else

@@ -45,10 +45,16 @@
  *               driver-late: the endpoint saturated, capacity is trusted;
  *     suspect   flat but not saturated: a plateau without a diverging queue
  *               (or with a driver that could not offer the rate) is the
- *               client's ceiling, not the endpoint's.  The last step is
- *               SUSPECT and is re-run once; when the re-run is suspect too,
- *               the sweep stops and the capacity record says so, with no
- *               capacity;
+ *               client's ceiling, not the endpoint's.  Every plateau step
+ *               that made it so is re-run, once each, in step order: a
+ *               driver-late step, a step whose offered rate did not grow by
+ *               the full step, the last step when its queue did not diverge
+ *               (gp_calib_rerun_next).  A re-run replaces its step and the
+ *               plateau is judged again; when every step that makes it
+ *               untrusted has had its re-run, the sweep stops as SUSPECT and
+ *               the capacity record says so, with no capacity.  (Re-running
+ *               only the last step never cleared a plateau made suspect by
+ *               an earlier late step.)
  *     backstop  max_steps steps done without a plateau.
  *
  * The ladder (§4.3): per role, the member with the lowest capacity is the
@@ -192,8 +198,8 @@ double gp_calib_gain_pct(double prev, double cur);
 enum gp_calib_verdict {
 	GP_CALIB_CONTINUE = 0,	/* ramp on */
 	GP_CALIB_SATURATED,	/* plateau with a diverging queue: done, trusted */
-	GP_CALIB_RERUN,		/* suspect: re-run the last step once */
-	GP_CALIB_SUSPECT,	/* the re-run is suspect too: done, no capacity */
+	GP_CALIB_RERUN,		/* suspect: re-run a step that made it so, once */
+	GP_CALIB_SUSPECT,	/* still suspect after those re-runs: done, no capacity */
 	GP_CALIB_BACKSTOP,	/* max_steps without a plateau: done, no capacity */
 };
 
@@ -212,10 +218,21 @@ const char *gp_calib_verdict_name(enum gp_calib_verdict v);
 /*
  * Judge the sweep after its step n−1 (steps[0..n), a re-run replacing the
  * step it re-ran).  The rules are those of the header comment; a flat but
- * untrusted plateau asks for a re-run unless steps[n−1] is already one.
+ * untrusted plateau asks for a re-run (RERUN) while gp_calib_rerun_next
+ * finds a step to re-run, else it is SUSPECT.
  */
 void gp_calib_judge(const struct gp_calib_protocol *p, const struct gp_calib_step *steps,
 		    size_t n, struct gp_calib_judgement *j);
+
+/*
+ * After a RERUN judgement: the index (n−3 .. n−1) of the first plateau step
+ * that makes the plateau untrusted and has not been re-run (rerun 0) — late;
+ * or one of the last two whose offered rate did not grow by the full step
+ * over the step before it; or the last when its queue did not diverge.  n
+ * when there is none.
+ */
+size_t gp_calib_rerun_next(const struct gp_calib_protocol *p, const struct gp_calib_step *steps,
+			   size_t n);
 
 /* The rungs of the ladder. */
 struct gp_calib_ladder {

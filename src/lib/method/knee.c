@@ -13,6 +13,10 @@ void gp_knee_pick(const double *mean, size_t n, double target, struct gp_knee *k
 			k->monotone = 0;
 	}
 	k->next = k->rung != GP_KNEE_NONE && k->rung + 1 < n ? k->rung + 1 : GP_KNEE_NONE;
+	k->dips = 0;
+	for (size_t r = 0; k->rung != GP_KNEE_NONE && r < k->rung; r++)
+		if (!(mean[r] >= target))
+			k->dips++;
 	if (k->rung == GP_KNEE_NONE)
 		k->edge = GP_KNEE_BELOW;
 	else if (n == 1)
@@ -59,4 +63,16 @@ const char *gp_knee_edge_advice(enum gp_knee_edge e)
 		break;
 	}
 	return NULL;
+}
+
+const char *gp_knee_advice(const struct gp_knee *k)
+{
+	if (!k->dips)
+		return gp_knee_edge_advice(k->edge);
+	if (k->edge == GP_KNEE_LAST)
+		return "the top rung clears the target but a lower rung does not: the curve is "
+		       "non-monotone, the knee is its highest clearing rung; add reps at the failing "
+		       "rung before reading it, and extend the ladder upward (saturation not reached)";
+	return "a rung below the knee does not clear the target: the curve is non-monotone, the "
+	       "knee is its highest clearing rung; add reps at the failing rung before reading it";
 }

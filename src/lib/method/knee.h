@@ -16,6 +16,11 @@
  *               top rung clears (saturation not reached), "first" only the
  *               bottom rung is the knee (the ladder is too coarse); else none.
  *   monotone    no rung's mean is above the mean of the rung below it.
+ *   dips        the rungs below the knee whose mean does not clear the
+ *               target (0 on a curve that crosses once).  A knee with dips
+ *               is the highest clearing rung of a curve that fails, then
+ *               clears again: the advice says so instead of "every rung
+ *               clears" (gp_knee_advice).
  */
 #ifndef GP_KNEE_H
 #define GP_KNEE_H
@@ -38,6 +43,7 @@ struct gp_knee {
 	size_t next;		/* index of the rung above it, or GP_KNEE_NONE */
 	enum gp_knee_edge edge;
 	int monotone;
+	size_t dips;
 };
 
 /* Pick the knee of mean[0 .. n) (n >= 1) against target. */
@@ -48,5 +54,13 @@ const char *gp_knee_edge_name(enum gp_knee_edge e);
 
 /* What to do about the edge, NULL inside. */
 const char *gp_knee_edge_advice(enum gp_knee_edge e);
+
+/*
+ * What to do about this knee: gp_knee_edge_advice(k->edge) when no rung below
+ * the knee fails; with dips, advice that names the non-monotone curve (and,
+ * at the last rung, that saturation was still not reached).  NULL when
+ * there is nothing to do.  Static strings.
+ */
+const char *gp_knee_advice(const struct gp_knee *k);
 
 #endif

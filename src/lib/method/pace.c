@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* pace — arrival schedules (as is, rescaled, Poisson), shards, lateness histogram. */
+/* pace — arrival schedules (as is, rescaled, Poisson, Poisson conditioned on its count),
+ * shards, lateness histogram. */
 #include <errno.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "method/pace.h"
 #include "base/clock.h"
+#include "stats/stats.h"
 #include "base/banned.h"
 
 void gp_pace_asis(struct gp_pace *p)
@@ -31,9 +34,47 @@ void gp_pace_poisson(struct gp_pace *p, double rate_rps, uint64_t seed)
 	gp_rng_seed(&p->rng, seed);
 }
 
+int gp_pace_poisson_count(struct gp_pace *p, double rate_rps, unsigned long n, uint64_t seed)
+{
+	double span;
+
+	gp_pace_asis(p);
+	if (n < 2 || !(rate_rps > 0) || n > SIZE_MAX / sizeof(double) ||
+	    !(p->off = malloc(n * sizeof(double))))
+		return -1;
+	p->mode = GP_PACE_POISSON_COUNT;
+	p->rate_rps = rate_rps;
+	p->n = n;
+	span = (double)(n - 1) / rate_rps;
+	gp_rng_seed(&p->rng, seed);
+	p->off[0] = 0;
+	for (unsigned long k = 1; k + 1 < n; k++)
+		p->off[k] = span * gp_rng_uniform(&p->rng);
+	p->off[n - 1] = span;
+	gp_sort_doubles(p->off + 1, n - 2);
+	return 0;
+}
+
+unsigned long gp_pace_count_for(double rate_rps, double duration_s)
+{
+	double x = ceil(rate_rps * duration_s - 1e-9);
+
+	return x > 0 && x < 1e18 ? (unsigned long)x : 0;
+}
+
+void gp_pace_release(struct gp_pace *p)
+{
+	free(p->off);
+	p->off = NULL;
+	p->n = p->i = 0;
+}
+
 double gp_pace_next(struct gp_pace *p, double t_s)
 {
 	double off;
+
+	if (p->mode == GP_PACE_POISSON_COUNT)
+		return p->i < p->n ? p->off[p->i++] : INFINITY;
 
 	if (p->mode == GP_PACE_POISSON) {
 		off = p->next_s;

@@ -13,6 +13,17 @@
  *             diurnal swings) is kept and the mean rate becomes rate_rps;
  *   poisson   offset_0 = 0, offset_i = offset_{i−1} + Exp(rate_rps) from a
  *             seeded xoshiro256** stream (rng.h): a Poisson process.
+ *   poisson_count  a Poisson process at rate_rps conditioned on its count n
+ *             and on its span: offset_0 = 0, offset_{n−1} = (n − 1) / rate_rps,
+ *             and the n − 2 others independent uniforms on that span, sorted
+ *             (given its count, a Poisson process's arrival times are the
+ *             order statistics of uniforms).  The records from n on are not
+ *             sent (offset +INFINITY).  The achieved rate (n − 1)/(last −
+ *             first) is then rate_rps exactly, up to send lateness; the plain
+ *             Poisson schedule's varies by about 1/√n (32 % at n = 10).  The
+ *             ends are pinned because with them free the span of n uniforms
+ *             over a window D is D (n − 1)/(n + 1) on average, and as
+ *             variable as the plain process's at small n.
  *
  * The mean rate of a trace is (n − 1) / (t_last − t_first): n arrivals span
  * n − 1 gaps.  With that definition a rescaled trace has exactly rate_rps.
@@ -33,7 +44,7 @@
 
 #include "base/rng.h"
 
-enum { GP_PACE_ASIS, GP_PACE_RESCALE, GP_PACE_POISSON };
+enum { GP_PACE_ASIS, GP_PACE_RESCALE, GP_PACE_POISSON, GP_PACE_POISSON_COUNT };
 
 struct gp_pace {
 	int mode;
@@ -43,6 +54,8 @@ struct gp_pace {
 	double rate_rps;	/* poisson */
 	double next_s;		/* poisson: offset of the next record */
 	struct gp_rng rng;
+	double *off;		/* poisson_count: the n offsets, ascending (owned) */
+	unsigned long n, i;	/* poisson_count: the count, the next record */
 };
 
 void gp_pace_asis(struct gp_pace *p);
@@ -50,6 +63,18 @@ void gp_pace_asis(struct gp_pace *p);
 void gp_pace_rescale(struct gp_pace *p, double trace_rps, double rate_rps);
 /* rate_rps > 0; the seed makes the schedule reproducible. */
 void gp_pace_poisson(struct gp_pace *p, double rate_rps, uint64_t seed);
+/*
+ * The conditioned schedule of n >= 2 arrivals at rate_rps > 0 (see above).
+ * 0, or -1 when n < 2 or memory runs out (p is then as after
+ * gp_pace_asis).  gp_pace_release frees the offsets.
+ */
+int gp_pace_poisson_count(struct gp_pace *p, double rate_rps, unsigned long n, uint64_t seed);
+/* The count of a conditioned run of duration_s at rate_rps: ceil(rate ×
+ * duration) less a rounding slack of 1e-9, so that (n − 1)/rate < duration
+ * and n is the label's count within one request; 0 when not positive. */
+unsigned long gp_pace_count_for(double rate_rps, double duration_s);
+/* Free what a schedule owns (only poisson_count owns anything). */
+void gp_pace_release(struct gp_pace *p);
 /*
  * Offset (seconds from the run start) of the next record, whose trace
  * timestamp is t_s.  Call once per trace record, in file order.  Offsets are

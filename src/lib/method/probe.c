@@ -60,6 +60,40 @@ double gp_probe_mean_ratio(const struct gp_probe_acc *a)
 	return a->busy ? a->ratio_sum / (double)a->busy : NAN;
 }
 
+/*
+ * max_i (x_i / Σx) / max(1/n, e_i / Σe), e_i = cap_i (by == 1) or 1/cap_i
+ * (by == -1); with cap NULL every e_i is equal and this is max / mean.
+ */
+static double against(const double *x, size_t n, const double *cap, int by)
+{
+	double sx = 0, se = 0, worst = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		sx += x[i];
+		se += cap ? (by > 0 ? cap[i] : 1 / cap[i]) : 1;
+	}
+	if (n == 0 || !(sx > 0) || !(se > 0))
+		return NAN;
+	for (size_t i = 0; i < n; i++) {
+		double e = (cap ? (by > 0 ? cap[i] : 1 / cap[i]) : 1) / se, floor = 1 / (double)n;
+		double r = x[i] / sx / (e > floor ? e : floor);
+
+		if (r > worst)
+			worst = r;
+	}
+	return worst;
+}
+
+double gp_probe_spread_concentration(const struct gp_probe_acc *a)
+{
+	return against(a->sum, a->n, a->cap, -1);
+}
+
+double gp_probe_served_spread(const double *x, size_t n, const double *cap)
+{
+	return against(x, n, cap, 1);
+}
+
 int gp_probe_engaged(const char *expect, const struct gp_probe_acc *a,
 		     const struct gp_probe_thr *t)
 {
@@ -70,6 +104,6 @@ int gp_probe_engaged(const char *expect, const struct gp_probe_acc *a,
 	if (!strcmp(expect, "concentrate"))
 		return c >= t->concentrate_min;
 	if (!strcmp(expect, "spread"))
-		return c <= t->spread_max;
+		return gp_probe_spread_concentration(a) <= t->spread_max;
 	return 0;
 }

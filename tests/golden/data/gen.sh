@@ -50,3 +50,13 @@ validity='{"type":"validity","kept":1,"discarded":0,"runs":[],"rules":[]}'
 	reps low 4 10 "2 3 2"
 	echo "$validity"
 } >ladder.ndjson
+
+# dip.ndjson: arm "dip" over rungs 2, 4, 8 rps, 3 reps of 20 requests whose
+# curve fails in the middle and clears again at the top (issue 22):
+#   2 rps {0.95 0.95 0.95}  4 rps {0.85 0.85 0.85}  8 rps {0.95 0.90 0.95}
+{
+	reps dip 2 20 "19 19 19"
+	reps dip 4 20 "17 17 17"
+	reps dip 8 20 "19 18 19"
+	echo "$validity"
+} >dip.ndjson
