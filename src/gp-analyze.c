@@ -25,6 +25,7 @@
 #include "io/json.h"
 #include "method/knee.h"
 #include "base/log.h"
+#include "base/map.h"
 #include "io/ndjson.h"
 #include "base/rng.h"
 #include "base/sig.h"
@@ -158,6 +159,7 @@ struct state {
 	json_t *runmap;			/* run id → index in ri */
 	struct key *disc;
 	size_t ndisc, capdisc;
+	struct gp_map *discset;		/* the discarded (arm, rate, rep), built by discarded() */
 	int saw_validity;
 	long requests;
 };
@@ -643,12 +645,32 @@ static void read_discard(struct state *s, const json_t *o)
 	s->disc[s->ndisc++] = (struct key){gp_xstrdup(arm), rate, rep};
 }
 
-static int discarded(const struct state *s, const char *arm, double rate, long long rep)
+/* (arm, rate, rep) as one map key: the rate's exact bits (-0 as 0), the rep,
+ * the arm last, so no two keys collide.  Freed by the caller. */
+static char *key_str(const char *arm, double rate, long long rep)
 {
-	for (size_t i = 0; i < s->ndisc; i++)
-		if (s->disc[i].rate == rate && s->disc[i].rep == rep && !strcmp(s->disc[i].arm, arm))
-			return 1;
-	return 0;
+	return gp_xasprintf("%a %lld %s", rate == 0 ? 0.0 : rate, rep, arm);
+}
+
+/* Was (arm, rate, rep) discarded?  A set built from the discard records at
+ * the first call (after reading): a scan of them per run_end was quadratic. */
+static int discarded(struct state *s, const char *arm, double rate, long long rep)
+{
+	char *k;
+	int has;
+
+	if (!s->discset) {
+		s->discset = gp_map_new();
+		for (size_t i = 0; i < s->ndisc; i++) {
+			k = key_str(s->disc[i].arm, s->disc[i].rate, s->disc[i].rep);
+			gp_map_add(s->discset, k);
+			free(k);
+		}
+	}
+	k = key_str(arm, rate, rep);
+	has = gp_map_has(s->discset, k);
+	free(k);
+	return has;
 }
 
 /* The URL of a run header (distinct values kept, for the baseline's provenance). */
@@ -716,22 +738,36 @@ static void read_input(struct state *s, const struct gp_slo *slo, char **paths, 
 }
 
 /* Two run_end records of the same run and shard: the same records fed twice. */
+/* Two run_ends of one run and shard: the first pair in file order dies, as a
+ * scan of every earlier run_end per run_end found it, through a map of
+ * (run, shard) to the first run_end (that scan was quadratic in runs). */
 static void check_duplicate_trailers(const struct state *s)
 {
-	for (size_t i = 0; i < s->nre; i++)
-		for (size_t k = 0; k < i; k++) {
-			const struct runend *x = &s->re[k], *y = &s->re[i];
+	struct gp_map *seen = gp_map_new();
 
-			if (!x->run || !y->run || strcmp(x->run, y->run))
-				continue;
-			if ((x->shard == NULL) != (y->shard == NULL) ||
-			    (x->shard && strcmp(x->shard, y->shard)))
-				continue;
+	for (size_t i = 0; i < s->nre; i++) {
+		const struct runend *x, *y = &s->re[i];
+		char *k;
+		size_t j, n = gp_map_count(seen);
+
+		if (!y->run)
+			continue;
+		k = gp_xasprintf("%s%c%s%s", y->run, 0, y->shard ? "1" : "0", y->shard ? y->shard : "");
+		j = gp_map_addn(seen, k, strlen(y->run) + 2 + (y->shard ? strlen(y->shard) : 0));
+		free(k);
+		if (j == n) {
+			gp_map_set_u64(seen, j, i);
+			continue;
+		}
+		x = &s->re[gp_map_u64(seen, j)];
+		{
 			gp_die_at(GP_EXIT_DATAERR, y->file, y->line, "run '%s'%s%s: a second run_end "
 				  "(the first at %s:%lu): the run's records were duplicated (the same "
 				  "file fed twice?)", y->run, y->shard ? " shard " : "",
 				  y->shard ? y->shard : "", x->file, x->line);
 		}
+	}
+	gp_map_free(seen);
 }
 
 static void die_count(const struct runend *r, long have, long want)
@@ -751,7 +787,26 @@ static void die_count(const struct runend *r, long have, long want)
  */
 static void check_runs(struct state *s)
 {
+	/* The attempted counts summed once per run id (want_run) and per
+	 * (arm, rate, rep) of the run_ends whose run no request carries (bykey):
+	 * each run_end summing every run_end was quadratic in runs. */
+	long *want_run = gp_xcalloc(s->nri + 1, sizeof(*want_run));
+	struct gp_map *bykey = gp_map_new();
+
 	check_duplicate_trailers(s);
+	for (size_t k = 0; k < s->nre; k++) {
+		json_t *v = s->re[k].run ? json_object_get(s->runmap, s->re[k].run) : NULL;
+
+		if (v) {
+			want_run[json_integer_value(v)] += s->re[k].attempted;
+		} else if (s->re[k].keyed) {
+			char *key = key_str(s->re[k].arm, s->re[k].rate, s->re[k].rep);
+			size_t j = gp_map_add(bykey, key);
+
+			gp_map_set_u64(bykey, j, gp_map_u64(bykey, j) + (uint64_t)s->re[k].attempted);
+			free(key);
+		}
+	}
 	for (size_t i = 0; i < s->nre; i++) {
 		struct runend *r = &s->re[i];
 		struct group *g = NULL;
@@ -765,19 +820,16 @@ static void check_runs(struct state *s)
 
 			have = ri->requests;
 			g = &s->g[ri->group];
-			for (size_t k = 0; k < s->nre; k++)
-				if (s->re[k].run && !strcmp(s->re[k].run, r->run))
-					want += s->re[k].attempted;
+			want = want_run[json_integer_value(v)];
 		} else if (r->keyed) {
+			char *key = key_str(r->arm, r->rate, r->rep);
+
 			/* No requests carry this run id: match by (arm, rate, rep), summing
 			 * the attempted counts of every such run_end (shards). */
 			g = group_find(s, r->arm, r->rate, r->rep);
 			have = g ? g->t.attempted : 0;
-			for (size_t k = 0; k < s->nre; k++)
-				if (s->re[k].keyed && s->re[k].rate == r->rate && s->re[k].rep == r->rep &&
-				    !strcmp(s->re[k].arm, r->arm) &&
-				    !(s->re[k].run && json_object_get(s->runmap, s->re[k].run)))
-					want += s->re[k].attempted;
+			want = (long)gp_map_u64(bykey, gp_map_find(bykey, key));
+			free(key);
 		} else {
 			have = 0;
 			want = r->attempted;
@@ -796,6 +848,8 @@ static void check_runs(struct state *s)
 			g->achieved_from = "run_end";
 		}
 	}
+	free(want_run);
+	gp_map_free(bykey);
 }
 
 /* ---- the SLO ---- */

@@ -21,6 +21,7 @@
 #include "report/doc.h"
 #include "io/json.h"
 #include "base/log.h"
+#include "base/map.h"
 #include "io/ndjson.h"
 #include "io/child.h"
 #include "base/sig.h"
@@ -82,6 +83,18 @@ struct model {
 	long requests;
 	const char **pal;	/* every arm named, sorted: one colour each */
 	size_t npal;
+	struct gp_map *armix;	/* arm -> index into arms */
+	struct rix *ach_sum, *ach_end;	/* achieved(): its records by (arm, rate) */
+	size_t nsum, nend;
+};
+
+/* A record's (arm, rate) and value, with its index in file order, in arrays
+ * sorted by (arm, rate, index): achieved() finds a rung's records by binary
+ * search where a scan of every record per rung was quadratic in rungs. */
+struct rix {
+	const char *arm;
+	double rate, v;
+	size_t idx;
 };
 
 enum kind { K_NUM = 1, K_INT, K_STR, K_BOOL, K_ARR, K_OBJ };
@@ -219,9 +232,12 @@ static int same_rate(double a, double b)
 
 static size_t arm_index(struct model *m, const char *arm)
 {
-	for (size_t i = 0; i < m->narms; i++)
-		if (!strcmp(m->arms[i], arm))
-			return i;
+	size_t i;
+
+	if (!m->armix)
+		m->armix = gp_map_new();
+	if ((i = gp_map_add(m->armix, arm)) < m->narms)
+		return i;
 	m->arms = gp_xrealloc(m->arms, (m->narms + 1) * sizeof(*m->arms));
 	m->arms[m->narms] = gp_xstrdup(arm);
 	return m->narms++;
@@ -252,6 +268,8 @@ static void add_run(struct model *m, const json_t *o)
 	m->ri[m->nri].rate = num(o, "rate_rps");
 	m->nri++;
 }
+
+static void index_achieved(struct model *m);
 
 static void load(struct model *m, char **paths, int n)
 {
@@ -290,6 +308,7 @@ static void load(struct model *m, char **paths, int n)
 	if (rc < 0)
 		gp_input_failed(&in, rc);
 	gp_input_release(&in);
+	index_achieved(m);
 }
 
 /* The next record of type after index *i (start with *i = 0); NULL at the end. */
@@ -433,33 +452,117 @@ static double moderate_rate(const struct model *m, const struct opts *o, const c
  * analysis carries it, else the mean achieved_rps of the run_end records;
  * NaN when neither.
  */
-static double achieved(const struct model *m, const char *arm, double rate)
+static int rix_cmp(const void *pa, const void *pb)
 {
-	double sum = 0;
-	long n = 0;
-	const json_t *e;
-	size_t i = 0;
+	const struct rix *a = pa, *b = pb;
+	int c = strcmp(a->arm, b->arm);
 
+	if (c)
+		return c;
+	if (a->rate != b->rate)
+		return a->rate < b->rate ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int idx_cmp(const void *pa, const void *pb)
+{
+	const struct rix *a = pa, *b = pb;
+
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* Index what achieved() reads: the arm_summary records with an achieved
+ * rate, and the run_ends with one, their arm and rate from the run header
+ * when they carry none (the first header of the run). */
+static void index_achieved(struct model *m)
+{
+	struct gp_map *runs = gp_map_new();
+	const json_t *e;
+	size_t i = 0, cap = 0;
+
+	for (size_t k = 0; k < m->nri; k++) {
+		size_t j = gp_map_count(runs);
+
+		if (gp_map_add(runs, m->ri[k].run) == j)
+			gp_map_set_u64(runs, j, k);	/* the first header of the run */
+	}
 	while ((e = next_of(m, "arm_summary", &i)))
-		if (!strcmp(str(e, "arm", ""), arm) && same_rate(num(e, "rate_rps"), rate) &&
-		    !isnan(num(e, "achieved_rps")))
-			return num(e, "achieved_rps");
+		if (!isnan(num(e, "achieved_rps")) && !isnan(num(e, "rate_rps"))) {
+			GP_XGROW(m->ach_sum, m->nsum, cap, 64);
+			m->ach_sum[m->nsum++] = (struct rix){str(e, "arm", ""), num(e, "rate_rps"),
+							     num(e, "achieved_rps"), i};
+		}
 	i = 0;
+	cap = 0;
 	while ((e = next_of(m, "run_end", &i))) {
 		const char *a = str(e, "arm", NULL);
 		double r = num(e, "rate_rps"), v = num(e, "achieved_rps");
+		size_t k = (!a || isnan(r)) ? gp_map_find(runs, str(e, "run", "")) : GP_MAP_NONE;
 
-		for (size_t k = 0; (!a || isnan(r)) && k < m->nri; k++)
-			if (!strcmp(m->ri[k].run, str(e, "run", ""))) {
-				a = a ? a : m->ri[k].arm;
-				r = isnan(r) ? m->ri[k].rate : r;
-			}
-		if (a && !strcmp(a, arm) && same_rate(r, rate) && !isnan(v)) {
-			sum += v;
-			n++;
+		if (k != GP_MAP_NONE) {
+			k = gp_map_u64(runs, k);
+			a = a ? a : m->ri[k].arm;
+			r = isnan(r) ? m->ri[k].rate : r;
+		}
+		if (a && !isnan(r) && !isnan(v)) {
+			GP_XGROW(m->ach_end, m->nend, cap, 64);
+			m->ach_end[m->nend++] = (struct rix){a, r, v, i};
 		}
 	}
-	return n ? sum / n : NAN;
+	gp_map_free(runs);
+	if (m->nsum)
+		qsort(m->ach_sum, m->nsum, sizeof(*m->ach_sum), rix_cmp);
+	if (m->nend)
+		qsort(m->ach_end, m->nend, sizeof(*m->ach_end), rix_cmp);
+}
+
+/* The records of x[0..n) at (arm, a rate same_rate() as rate), in file
+ * order, copied to *out (malloc'd); their number. */
+static size_t rix_find(const struct rix *x, size_t n, const char *arm, double rate,
+		       struct rix **out)
+{
+	double w = 2e-9 * fmax(1, fabs(rate));	/* wider than same_rate()'s tolerance */
+	struct rix key = {arm, rate - w, 0, 0};
+	size_t lo = 0, hi = n, k = 0, cap = 0;
+
+	*out = NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rix_cmp(&x[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && !strcmp(x[lo].arm, arm) && x[lo].rate <= rate + w; lo++)
+		if (same_rate(x[lo].rate, rate)) {
+			GP_XGROW(*out, k, cap, 8);
+			(*out)[k++] = x[lo];
+		}
+	if (k > 1)
+		qsort(*out, k, sizeof(**out), idx_cmp);
+	return k;
+}
+
+static double achieved(const struct model *m, const char *arm, double rate)
+{
+	double sum = 0, v;
+	struct rix *hit;
+	size_t n;
+
+	if (isnan(rate))
+		return NAN;
+	if (rix_find(m->ach_sum, m->nsum, arm, rate, &hit)) {
+		v = hit[0].v;	/* the first arm_summary of the rung */
+		free(hit);
+		return v;
+	}
+	free(hit);
+	n = rix_find(m->ach_end, m->nend, arm, rate, &hit);
+	for (size_t i = 0; i < n; i++)
+		sum += hit[i].v;	/* in file order, as before */
+	free(hit);
+	return n ? sum / (double)n : NAN;
 }
 
 /* ---- plots: data files and a gnuplot script per plot in DIR/gnuplot/ ---- */
