@@ -1138,7 +1138,7 @@ static char *tmp_dir;
 
 static void tmp_cleanup(void)
 {
-	static const char *const names[] = { "records.ndjson", "flat.tsv" };
+	static const char *const names[] = { "records.ndjson", "flat.tsv", "pass1.tsv" };
 
 	if (!tmp_dir)
 		return;
@@ -1277,8 +1277,28 @@ static void integrity_record(struct publish *p, struct gp_out *out, const char *
 				  "status", status, "detail", detail));
 }
 
+/* The rows the scripts' first pass reads (io/flatten), in pass1.tsv beside
+ * flat; NULL (read flat twice) when it cannot be written.  Caller frees. */
+static char *first_pass_rows(const char *flat)
+{
+	char *path = gp_xasprintf("%s/pass1.tsv", tmp_dir);
+	FILE *in = fopen(flat, "r"), *out = fopen(path, "w");
+	int rc = in && out ? gp_flatten_pass1(in, out) : -1;
+
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		rc = -1;
+	if (rc) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 static void integrity(struct publish *p, struct gp_out *out, const char *records_path)
 {
+	char *pass1 = NULL;
 	char err[512], *dir = find_awk_dir(p->opt->awk_dir);
 	char *flat = gp_xasprintf("%s/flat.tsv", tmp_dir);
 	char *jqf = gp_xasprintf("%s/flatten.jq", dir);
@@ -1304,6 +1324,8 @@ static void integrity(struct publish *p, struct gp_out *out, const char *records
 flat_done:
 	if (fd >= 0)
 		close(fd);
+	if (!problem)
+		pass1 = first_pass_rows(flat);
 	if (p->opt->have_deadline)
 		snprintf(dl, sizeof(dl), "deadline_s=%.17g", p->opt->deadline_s);
 	else
@@ -1313,7 +1335,7 @@ flat_done:
 		char *common = gp_xasprintf("%s/common.awk", dir), *tdist = gp_xasprintf("%s/tdist.awk", dir);
 		char *script = gp_xasprintf("%s/%s", dir, scripts[s].script), *buf = NULL;
 		char *av[] = { (char *)p->opt->awk, "-v", dl, "-v", tp, "-f", common, "-f", tdist,
-			       "-f", script, flat, flat, NULL };
+			       "-f", script, pass1 ? pass1 : flat, flat, NULL };
 		int seen[3] = { 0, 0, 0 };
 
 		if (!problem) {
@@ -1362,6 +1384,7 @@ next:
 	free(problem);
 	free(flat);
 	free(jqf);
+	free(pass1);
 	free(dir);
 }
 

@@ -119,5 +119,36 @@ int main(void)
 	fclose(in);
 	fclose(out);
 	unlink(path);
+	{
+		/* The first pass's rows: all but Q; the first Q of each run id
+		 * with arm and run set; the first row whatever it is. */
+		static const char flat[] =
+			"Q\t\t8\t1\tr0\n"		/* first row: kept, though no arm */
+			"Q\ta\t8\t1\tr1\tok\n"	/* r1's first: kept */
+			"Q\ta\t8\t1\tr1\tok\n"	/* r1 again: dropped */
+			"H\ta\t8\t2\tr2\t60\n"	/* a header: kept */
+			"Q\ta\t8\t2\tr2\tok\n"	/* r2's first Q: kept (the header came first) */
+			"Q\ta\t8\t3\t\tok\n"	/* no run: dropped */
+			"Q\t\t8\t3\tr3\tok\n"	/* no arm: dropped */
+			"Q\tb\t8\t3\tr3\tok\n"	/* r3's first with an arm: kept */
+			"G\ta\t8\t1\t2\n"		/* kept */
+			"Q\ta\t8\t1\n";		/* short row, no run column: dropped */
+		static const char want1[] =
+			"Q\t\t8\t1\tr0\nQ\ta\t8\t1\tr1\tok\nH\ta\t8\t2\tr2\t60\n"
+			"Q\ta\t8\t2\tr2\tok\nQ\tb\t8\t3\tr3\tok\nG\ta\t8\t1\t2\n";
+		FILE *f = tmpfile(), *o = tmpfile();
+		char *p1;
+
+		fputs(flat, f);
+		rewind(f);
+		ok(gp_flatten_pass1(f, o) == 0, "first-pass rows written");
+		p1 = slurp(o);
+		ok(p1 && !strcmp(p1, want1), "first-pass rows: all but Q, each run id's first Q, the first row");
+		if (p1 && strcmp(p1, want1))
+			diag("got:\n%s", p1);
+		free(p1);
+		fclose(f);
+		fclose(o);
+	}
 	return done_testing();
 }

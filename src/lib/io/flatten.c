@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "base/map.h"
 #include "io/flatten.h"
 
 void gp_flatten_num(char *buf, size_t n, double d)
@@ -209,5 +210,52 @@ int gp_flatten(FILE *in, FILE *out)
 		rc = GP_FLATTEN_ERR;
 	if (fflush(out) || ferror(out))
 		rc = GP_FLATTEN_ERR;
+	return rc;
+}
+
+/* Column k (1-based) of a TSV row: its start and length; -1 when absent. */
+static int column(const char *row, size_t n, int k, const char **p, size_t *len)
+{
+	const char *s = row, *end = row + n, *t;
+
+	for (int i = 1; i < k; i++) {
+		if (!(t = memchr(s, '\t', (size_t)(end - s))))
+			return -1;
+		s = t + 1;
+	}
+	t = memchr(s, '\t', (size_t)(end - s));
+	*p = s;
+	*len = (size_t)((t ? t : end) - s);
+	return 0;
+}
+
+int gp_flatten_pass1(FILE *flat, FILE *out)
+{
+	struct gp_map *ids = gp_map_new();
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	long row = 0;
+	int rc = 0;
+
+	while ((got = getline(&line, &cap, flat)) > 0) {
+		size_t n = (size_t)got - (line[got - 1] == '\n');
+		const char *arm, *run;
+		size_t na, nr;
+		int keep = row++ == 0 || n < 2 || line[0] != 'Q' || line[1] != '\t';
+
+		if (!keep && !column(line, n, 2, &arm, &na) && na > 0 && !column(line, n, 5, &run, &nr) &&
+		    nr > 0) {
+			size_t before = gp_map_count(ids);
+
+			keep = gp_map_addn(ids, run, nr) == before;	/* the run id's first */
+		}
+		if (keep && fwrite(line, 1, (size_t)got, out) != (size_t)got)
+			rc = -1;
+	}
+	free(line);
+	gp_map_free(ids);
+	if (ferror(flat) || fflush(out) || ferror(out))
+		rc = -1;
 	return rc;
 }

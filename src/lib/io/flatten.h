@@ -36,6 +36,18 @@ int gp_flatten_record(const json_t *o, FILE *out);
  * error (errno set). */
 int gp_flatten(FILE *in, FILE *out);
 
+/*
+ * What the scripts' first pass reads of the flattened file flat, on out:
+ * every row but the request rows (Q), and of those only the first of each
+ * run id with its arm and run columns set (the scripts' first pass maps a
+ * run id to its first header's or request's arm, rate and rep), and the
+ * file's first row (so the scripts count their passes by FNR == 1).  The
+ * scripts then read it and the whole file (share/awk/common.awk) instead of
+ * the whole file twice: a pass over a million request rows saved in each.
+ * 0, or -1 on a read or write error.
+ */
+int gp_flatten_pass1(FILE *flat, FILE *out);
+
 /* d as jq 1.6 prints a number, in buf (at least 32 bytes). */
 void gp_flatten_num(char *buf, size_t n, double d);
 
