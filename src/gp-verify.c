@@ -270,6 +270,12 @@ struct validity {
 	size_t kept, dropped;
 	int strict;
 	FILE *spool;		/* the records, each with its tie */
+	/* validity_fast()'s last run: its key (rate by its bits, as run_key
+	 * prints -0 apart from 0) and index; last_idx -1 before the first */
+	char *last_arm;
+	double last_rate;
+	long long last_rep;
+	long last_idx;
 };
 
 static struct vrun *vrun_get(struct validity *v, const char *key, const char *arm, double rate,
@@ -596,10 +602,21 @@ static int validity_fast(void *ctx, char *ln, size_t len, const struct at *w)
 		outcome = gp_flat_cstr(&f[V_OUTCOME]);
 		ok = !flat_opt_str(&f[V_RUN], &run) && !flat_opt_str(&f[V_ERROR], &error) &&
 		     !flat_opt_str(&f[V_DETAIL], &detail);
-		if (ok) {
+		if (ok && v->last_idx >= 0 && v->last_rep == rep && !strcmp(v->last_arm, arm) &&
+		    !memcmp(&v->last_rate, &rate, sizeof(rate))) {
+			idx = v->last_idx;	/* the previous record's run: no key to print */
+			r = &v->runs[idx];
+			vrun_note_id(v, r, idx, run);
+			gp_validity_note_request(&r->ev, outcome, error, (long)status, detail, ttft, tpot);
+		} else if (ok) {
 			key = run_key(arm, rate, rep);
 			r = vrun_get(v, key, arm, rate, rep, &idx);
 			free(key);
+			free(v->last_arm);
+			v->last_arm = gp_xstrdup(arm);
+			v->last_rate = rate;
+			v->last_rep = rep;
+			v->last_idx = idx;
 			vrun_note_id(v, r, idx, run);
 			gp_validity_note_request(&r->ev, outcome, error, (long)status, detail, ttft, tpot);
 		}
@@ -723,6 +740,7 @@ static void emit_verdicts(struct validity *v, struct gp_out *out)
 
 static void validity_release(struct validity *v)
 {
+	free(v->last_arm);
 	for (size_t i = 0; i < v->n_runs; i++) {
 		free(v->runs[i].arm);
 		free(v->runs[i].run_id);
@@ -750,7 +768,7 @@ static int cmd_validity(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct validity v = { 0 };
+	struct validity v = { .last_idx = -1 };
 	struct gp_out out;
 	const char *output = NULL;
 	int c;
