@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,14 +19,19 @@ static char *skip_ws(char *p, const char *end)
 	return p;
 }
 
+/* The bytes that end a string scan: the quote, a backslash, a control
+ * byte (the scan refuses the last two); every other byte is 0. */
+static const unsigned char stop[256] = {
+	[0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1,
+};
+
 /* A string without escapes, p at its opening quote: the byte after the
  * closing quote, or NULL. */
 static char *scan_string(char *p, const char *end)
 {
-	for (p++; p < end && *p != '"'; p++)
-		if ((unsigned char)*p < 0x20 || *p == '\\')
-			return NULL;
-	return p < end ? p + 1 : NULL;
+	for (p++; p < end && !stop[(unsigned char)*p]; p++)
+		;
+	return p < end && *p == '"' ? p + 1 : NULL;
 }
 
 static int digit(const char *p, const char *end)
@@ -97,6 +103,25 @@ static long which_key(const char *k, size_t n, const char *const *keys, const si
 	return -1;
 }
 
+/* No byte >= 0x80 and no NUL in p[0..n): eight bytes at a time. */
+static int plain_ascii(const char *p, size_t n)
+{
+	const uint64_t lo = 0x0101010101010101ULL, hi = 0x8080808080808080ULL;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		if ((w & hi) || ((w - lo) & ~w & hi))	/* a high bit, or a zero byte */
+			return 0;
+	}
+	for (; i < n; i++)
+		if ((unsigned char)p[i] >= 0x80 || p[i] == 0)
+			return 0;
+	return 1;
+}
+
 int gp_flat_scan(char *line, size_t len, const char *const *keys, const size_t *klen,
 		 size_t nkeys, struct gp_flat_val *out)
 {
@@ -104,9 +129,8 @@ int gp_flat_scan(char *line, size_t len, const char *const *keys, const size_t *
 
 	for (size_t i = 0; i < nkeys; i++)
 		out[i] = (struct gp_flat_val){NULL, 0, GP_FLAT_ABSENT};
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)line[i] >= 0x80 || line[i] == 0)
-			return -1;
+	if (!plain_ascii(line, len))
+		return -1;
 	p = skip_ws(p, end);
 	if (p == end || *p++ != '{')
 		return -1;
@@ -169,6 +193,52 @@ int gp_flat_scan(char *line, size_t len, const char *const *keys, const size_t *
 	return skip_ws(p, end) == end ? 0 : -1;
 }
 
+/*
+ * A real of at most 15 significant digits and a power of ten within 22:
+ * both the digits and the power are exact doubles, so one multiplication or
+ * division rounds once, correctly, as strtod does (Clinger's fast path).
+ * 0 with *out, or -1 for strtod to do it.
+ */
+static int fast_real(const char *p, size_t n, double *out)
+{
+	static const double p10[23] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	const char *end = p + n;
+	uint64_t m = 0;
+	int neg = 0, nd = 0, e10 = 0;
+	double d;
+
+	if (p < end && *p == '-') {
+		neg = 1;
+		p++;
+	}
+	for (; p < end && *p >= '0' && *p <= '9'; p++)
+		if (nd || *p != '0') {
+			if (++nd > 15)
+				return -1;
+			m = m * 10 + (uint64_t)(*p - '0');
+		}
+	if (p < end && *p == '.')
+		for (p++; p < end && *p >= '0' && *p <= '9'; p++) {
+			if (nd || *p != '0') {
+				if (++nd > 15)
+					return -1;
+				m = m * 10 + (uint64_t)(*p - '0');
+			}
+			e10--;
+		}
+	if (p != end)
+		return -1;	/* an exponent: strtod */
+	if (e10 < -22)
+		return -1;
+	d = (double)m;
+	d = e10 < 0 ? d / p10[-e10] : d;
+	*out = neg ? -d : d;
+	return 0;
+}
+
 int gp_flat_num(const struct gp_flat_val *v, double *out)
 {
 	char buf[512], *e;
@@ -179,6 +249,8 @@ int gp_flat_num(const struct gp_flat_val *v, double *out)
 	}
 	if ((v->kind != GP_FLAT_INT && v->kind != GP_FLAT_REAL) || v->n >= sizeof(buf))
 		return -1;
+	if (v->kind == GP_FLAT_REAL && !fast_real(v->p, v->n, out))
+		return 0;
 	memcpy(buf, v->p, v->n);	/* the number's text ends at v->n */
 	buf[v->n] = 0;
 	errno = 0;
