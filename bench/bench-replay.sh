@@ -74,7 +74,7 @@ need A "$E"
 say "A  events/s (firehose burst, $N streams x $EV events): $E events, wall ${WALL}s, client cpu ${CPU}s"
 say "A  => $(awk -v e=$E -v w=$WALL 'BEGIN { printf "%.0f", e / w }') events/s wall, $(awk -v e=$E -v c=$CPU 'BEGIN { printf "%.0f", e / c }') events per client cpu-second  [goal >= 500000]"
 say "A  $(trailer "$T/a.ndjson" | jq -c '{attempted, ok, failed}')"
-say "A  client user/kernel CPU per event: user ${U}s, kernel ${S}s => $(awk -v u=$U -v s=$S 'BEGIN { printf "%.2f", s > 0 ? u / s : 0 }')  [goal <= 0.5]  (/usr/bin/time -f '%U %S' gp-replay --url firehose ... burst.ndjson)"
+say "A  client user/kernel CPU per event: user ${U}s, kernel ${S}s => $(awk -v u=$U -v s=$S 'BEGIN { printf "%.2f", (s > 0 ? u / s : 0) }')  [goal <= 0.5]  (/usr/bin/time -f '%U %S' gp-replay --url firehose ... burst.ndjson)"
 
 # ---- B: concurrent streams and memory per stream ----
 mem_run() { # STREAMS OUT: paced firehose, every stream 1 event / 200 ms for 20 s;
