@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * flatten — records to the integrity scripts' TSV (flatten.h).  The row
- * layout follows share/awk/flatten.jq; keep the two in step (t5090 diffs
+ * layout follows share/awk/flatten.jq; keep the two in step (t-flatten diffs
  * them on every record type).
  */
 #include <errno.h>

@@ -15,7 +15,8 @@
  *
  * What jq alone would print alike is not guessed: a line that is not one
  * JSON object, or an object or array where a column is, makes the whole file
- * GP_FLATTEN_JQ, and the caller runs jq (tests/t5090 compares both).
+ * GP_FLATTEN_JQ, and the caller runs jq (t-flatten diffs the rows with
+ * jq's, t5070 the publish output).
  */
 #ifndef GP_FLATTEN_H
 #define GP_FLATTEN_H
