@@ -53,6 +53,10 @@ run() {
 trailer() { jq -c 'select(.type == "run_end")' "$1"; }
 events() { jq -s '[.[] | select(.type == "request") | .out_tokens // 0] | add' "$1"; }
 say() { printf '%s\n' "$*"; }
+# need LABEL VALUE: a figure that must be there; a missing one (empty, null,
+# or a run that failed) fails the bench at the end, after every figure printed.
+missing=
+need() { case ${2:-} in ""|null|*null*) missing="$missing $1"; say "$1  MISSING: gp-replay: $(tail -n 3 "$T/err" 2>/dev/null | tr '\n' ' ')" ;; esac; }
 
 say "# bench-replay  $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(uname -r)  cores=$(nproc)  libcurl=$(curl-config --version 2>/dev/null)"
 say "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -66,9 +70,11 @@ awk -v n=$N -v ev=$EV 'BEGIN { for (i = 0; i < n; i++)
 	printf "{\"type\":\"trace\",\"id\":\"b%d\",\"t_s\":%.4f,\"input_tokens\":8,\"output_tokens\":%d}\n", i, i * 0.0001, ev }' >"$T/burst.ndjson"
 run "$T/a.ndjson" --url http://127.0.0.1:$P --model m --deadline-s 300 "$T/burst.ndjson"
 E=$(events "$T/a.ndjson")
+need A "$E"
 say "A  events/s (firehose burst, $N streams x $EV events): $E events, wall ${WALL}s, client cpu ${CPU}s"
 say "A  => $(awk -v e=$E -v w=$WALL 'BEGIN { printf "%.0f", e / w }') events/s wall, $(awk -v e=$E -v c=$CPU 'BEGIN { printf "%.0f", e / c }') events per client cpu-second  [goal >= 500000]"
 say "A  $(trailer "$T/a.ndjson" | jq -c '{attempted, ok, failed}')"
+say "A  client user/kernel CPU per event: user ${U}s, kernel ${S}s => $(awk -v u=$U -v s=$S 'BEGIN { printf "%.2f", (s > 0 ? u / s : 0) }')  [goal <= 0.5]  (/usr/bin/time -f '%U %S' gp-replay --url firehose ... burst.ndjson)"
 
 # ---- B: concurrent streams and memory per stream ----
 mem_run() { # STREAMS OUT: paced firehose, every stream 1 event / 200 ms for 20 s;
@@ -82,6 +88,7 @@ SMALL=100
 [ "$QUICK" = 1 ] && STREAMS=1000
 mem_run $SMALL "$T/b0.ndjson"; RSS0=$RSS_KB
 mem_run $STREAMS "$T/b1.ndjson"; RSS1=$RSS_KB
+need B "$(trailer "$T/b1.ndjson" | jq .peak_inflight)"
 say "B  concurrent streams: $(trailer "$T/b1.ndjson" | jq -c '{attempted, ok, failed, peak_inflight, lateness_p99_ms}')"
 say "B  => peak in flight $(trailer "$T/b1.ndjson" | jq .peak_inflight) on one core (client cpu ${CPU}s over ${WALL}s wall)  [goal >= 10000]"
 say "B  memory: max RSS ${RSS0} KiB at $SMALL streams, ${RSS1} KiB at $STREAMS => $(awk -v a=$RSS0 -v b=$RSS1 -v n=$STREAMS -v s=$SMALL 'BEGIN { printf "%.1f", (b - a) * 1024 / (n - s) / 1024 }') KiB per in-flight stream (gp-replay + libcurl + kernel-visible user memory)"
@@ -111,6 +118,7 @@ awk -v n=$NC -v o=$OC 'BEGIN { for (i = 0; i < n; i++)
 run "$T/c.ndjson.out" --url $URL --model m "$T/c.ndjson"
 E=$(events "$T/c.ndjson.out")
 D=$(trailer "$T/c.ndjson.out" | jq .duration_s)
+need C "$E $D"
 say "C  gp-sim: $E events in ${D}s = $(awk -v e=$E -v d=$D 'BEGIN { printf "%.0f", e / d }') events/s; client cpu ${CPU}s ($(awk -v c=$CPU -v d=$D 'BEGIN { printf "%.0f", 100 * c / d }')% of core 1) => $(awk -v e=$E -v c=$CPU 'BEGIN { printf "%.0f", e / c }') events per client cpu-second"
 
 # D: lateness at 2000 req/s, spin 0 vs 100 us, side by side
@@ -121,6 +129,7 @@ ND=10000
 for spin in 0 100; do
 	sim
 	run "$T/d$spin.out" --url $URL --model m --rate-rps 2000 --spin-us $spin "$T/d.ndjson"
+	need "D(spin $spin)" "$(trailer "$T/d$spin.out" | jq .lateness_p99_ms)"
 	say "D  2000 req/s, --spin-us $spin: $(trailer "$T/d$spin.out" | jq -c '{attempted, ok, by_error, lateness_p50_ms, lateness_p99_ms, lateness_max_ms, client_behind, achieved_rps, late_sends, late_sends_cpu_wait, client_runq_wait_ms, new_connections, connect_p99_ms}')  [goal p99 <= 1 ms]"
 done
 # The same under SCHED_FIFO (chrt), when allowed: what is left once other
@@ -149,6 +158,11 @@ q() { # column-a column-b: "n median p99 max" of |a - b|
 	awk '{ v[NR] = $1 } END { printf "n=%d median=%.3f p99=%.3f max=%.3f ms", NR, v[int((NR + 1) / 2)], v[int(NR * 0.99 + 0.999)], v[NR] }'
 }
 say "E  500 req/s $(trailer "$T/e.out" | jq -c '{attempted, ok, by_error, lateness_p99_ms}')"
+[ -s "$T/ej" ] || missing="$missing E"
 say "E  TTFT |client - truth|: $(q 2 4)  [goal p99 <= 0.5 ms]"
 say "E  E2E  |client - truth|: $(q 3 5)"
 say "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "$missing" ]; then
+	say "bench-replay: figures missing:$missing"
+	exit 1
+fi

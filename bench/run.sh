@@ -1,6 +1,8 @@
 #!/bin/sh
 # bench/run.sh — run every bench/bench-*.sh in turn (`make bench`).
-# Benchmarks print figures; they are not pass/fail tests.  Each script names its
+# Benchmarks print figures and the ratios behind the goals, each with the
+# command that measured it; a bench fails (and so make bench) when a figure is
+# missing, not when a goal is missed.  Each script names its
 # goal beside what it measured.  Run on a quiet machine; compare ratios measured
 # side by side within one run, not absolute times across runs.
 cd "$(dirname "$0")/.." || exit 1

@@ -11,6 +11,8 @@
  * socket takes them (measures how many events/s a client core can parse).
  * INTERVAL_MS > 0: paced — every INTERVAL_MS each open stream gets BATCH
  * events (measures how many concurrent streams a client holds).
+ * A GET (gp-replay's /v1/models check before it sends) is answered with the
+ * one model "m", Content-Length framed, and the connection kept.
  * One thread, epoll, non-blocking sockets; the cost per event is a memcpy.
  */
 #ifndef _GNU_SOURCE
@@ -35,6 +37,9 @@ static const char EV[] = "data: {\"id\":\"chatcmpl-fh\",\"object\":\"chat.comple
 	"{\"content\":\"word \"},\"logprobs\":null,\"finish_reason\":null}]}\n\n";
 static const char HDR[] = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
 	"Transfer-Encoding: chunked\r\n\r\n";
+#define MODELS_BODY "{\"object\":\"list\",\"data\":[{\"id\":\"m\",\"object\":\"model\"}]}"
+static const char MODELS[] = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+	"Content-Length: 54\r\n\r\n" MODELS_BODY;
 
 struct conn {
 	int fd;
@@ -158,6 +163,13 @@ static void on_input(struct conn *c)
 		total = head + body;
 		if (c->in_len < total)
 			return;
+		if (!strncmp(c->in, "GET ", 4)) {	/* /v1/models */
+			memmove(c->in, c->in + total, c->in_len - total);
+			c->in_len -= total;
+			out_add(c, MODELS, sizeof(MODELS) - 1);
+			want_out(c, 1);
+			continue;
+		}
 		memmove(c->in, c->in + total, c->in_len - total);
 		c->in_len -= total;
 		out_add(c, HDR, sizeof(HDR) - 1);

@@ -25,9 +25,11 @@
 #include "method/good.h"
 #include "method/turns.h"
 #include "base/hash.h"
+#include "io/flat.h"
 #include "io/json.h"
 #include "method/knee.h"
 #include "base/log.h"
+#include "base/map.h"
 #include "io/ndjson.h"
 #include "base/rng.h"
 #include "base/sig.h"
@@ -193,6 +195,7 @@ struct state {
 	json_t *runmap;			/* run id → index in ri */
 	struct key *disc;
 	size_t ndisc, capdisc;
+	struct gp_map *discset;		/* the discarded (arm, rate, rep), built by discarded() */
 	int saw_validity;
 	long requests;
 };
@@ -451,226 +454,83 @@ static void read_request(struct state *s, const struct gp_slo *slo, const json_t
 /*
  * The fast path: most of a campaign's bytes are flat request records, and
  * building a jansson tree for each costs most of the run.  fast_request()
- * scans one line as a flat JSON object (string, number, true, false, null
- * values; ASCII only; no escapes) and extracts the fields above.  It returns
- * 1 when the line is a well-formed request record that passes every check of
- * read_request(), and 0 otherwise — for anything unusual (a nested value, an
- * escape, a non-ASCII byte, another record type, a missing or mistyped
- * field, a syntax error) — and then the caller takes the jansson path, which
- * accepts the record or words the error.  So both paths accept exactly the
- * same records with the same values.  On success the strings are
- * NUL-terminated in place (the line is consumed).
+ * reads one line with io/flat (which gives up on anything jansson might read
+ * otherwise) and returns 1 when it is a request record that passes every
+ * check of read_request(), and 0 otherwise — another record type, a missing
+ * or mistyped field, anything unusual — and then the caller takes the
+ * jansson path, which accepts the record or words the error.  So both paths
+ * accept exactly the same records with the same values.  On success the
+ * strings are NUL-terminated in place (the line is consumed).
  */
-struct span {
-	char *p;
-	size_t n;
-	int kind;		/* 's' string, 'n' number, 'i' integer literal, 'z' null, 'b' bool */
-};
-
-static const char *skip_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-		p++;
-	return p;
-}
-
-/* A JSON string without escapes; p at the opening quote.  End or NULL. */
-static char *scan_string(char *p)
-{
-	for (p++; *p != '"'; p++)
-		if ((unsigned char)*p < 0x20 || *p == '\\')
-			return NULL;
-	return p + 1;
-}
-
-/* A JSON number (RFC 8259 grammar).  End or NULL; *integer if no . or e. */
-static char *scan_number(char *p, int *integer)
-{
-	*integer = 1;
-	if (*p == '-')
-		p++;
-	if (*p == '0')
-		p++;
-	else if (*p >= '1' && *p <= '9')
-		while (*p >= '0' && *p <= '9')
-			p++;
-	else
-		return NULL;
-	if (*p == '.') {
-		*integer = 0;
-		p++;
-		if (!(*p >= '0' && *p <= '9'))
-			return NULL;
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	if (*p == 'e' || *p == 'E') {
-		*integer = 0;
-		p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		if (!(*p >= '0' && *p <= '9'))
-			return NULL;
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	return p;
-}
-
 enum { F_TYPE, F_ARM, F_RATE, F_REP, F_OUTCOME, F_TTFT, F_TPOT, F_TS, F_RUN, F_SESSION, F_TURN, F_N };
 static const char *const fname[F_N] = {
 	"type", "arm", "rate_rps", "rep", "outcome", "ttft_ms", "tpot_ms", "t_sent_s", "run",
 	"session", "turn",
 };
-
-static int span_num(const struct span *v, double *out)
-{
-	char *end;
-
-	if (v->kind == 0 || v->kind == 'z') {	/* absent or null */
-		*out = NAN;
-		return 0;
-	}
-	if (v->kind != 'n' && v->kind != 'i')
-		return -1;
-	if (v->kind == 'i' && v->n > 18)
-		return -1;	/* jansson refuses integers beyond 64 bits */
-	errno = 0;
-	*out = strtod(v->p, &end);
-	if (errno || end != v->p + v->n || !isfinite(*out))
-		return -1;
-	return 0;
-}
-
-static int span_is(const struct span *v, const char *s)
-{
-	size_t n = strlen(s);
-
-	return v->kind == 's' && v->n == n && !memcmp(v->p, s, n);
-}
+static const size_t flen[F_N] = { 4, 3, 8, 3, 7, 7, 7, 8, 3, 7, 4 };
 
 /* The fast path's read_turn: 0 with r->session, r->turn set; 1 for the
  * jansson path (anything but a string session with a turn in range, or
  * neither). */
-static int fast_turn(struct span *f, struct reqf *r)
+static int fast_turn(struct gp_flat_val *f, struct reqf *r)
 {
-	int hs = f[F_SESSION].kind == 's', ht = f[F_TURN].kind == 'i';
+	enum gp_flat_kind ks = f[F_SESSION].kind, kt = f[F_TURN].kind;
+	long long turn;
 
 	r->session = NULL;
 	r->turn = 0;
-	if ((f[F_SESSION].kind && f[F_SESSION].kind != 's' && f[F_SESSION].kind != 'z') ||
-	    (f[F_TURN].kind && f[F_TURN].kind != 'i' && f[F_TURN].kind != 'z') ||
-	    (hs && (!ht || f[F_TURN].n > 10 || f[F_TURN].p[0] == '-')))
+	if ((ks != GP_FLAT_ABSENT && ks != GP_FLAT_STRING && ks != GP_FLAT_NULL) ||
+	    (kt != GP_FLAT_ABSENT && kt != GP_FLAT_INT && kt != GP_FLAT_NULL) ||
+	    (ks == GP_FLAT_STRING && (kt != GP_FLAT_INT || f[F_TURN].n > 10 || f[F_TURN].p[0] == '-')))
 		return 1;
-	if (!hs)
+	if (ks != GP_FLAT_STRING)
 		return 0;
-	r->turn = strtol(f[F_TURN].p, NULL, 10);
-	if (r->turn < 1 || r->turn > 0x7fffffffL)
+	if (gp_flat_int(&f[F_TURN], &turn) || turn < 1 || turn > 0x7fffffffLL)
 		return 1;
-	f[F_SESSION].p[f[F_SESSION].n] = 0;
-	r->session = f[F_SESSION].p;
+	r->turn = (long)turn;
+	r->session = gp_flat_cstr(&f[F_SESSION]);
 	return 0;
 }
 
 static int fast_request(char *line, size_t len, struct reqf *r)
 {
-	struct span f[F_N] = {{0}};
-	char *p = line, *end = line + len;
+	struct gp_flat_val f[F_N];
 
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)line[i] >= 0x80 || line[i] == 0)
-			return 0;
-	p = (char *)skip_ws(p);
-	if (*p++ != '{')
+	if (gp_flat_scan(line, len, fname, flen, F_N, f))
 		return 0;
-	p = (char *)skip_ws(p);
-	if (*p != '}') {
-		for (;;) {
-			char *k, *kend, *v;
-			int integer = 0, which = -1;
-			struct span val = {0};
-
-			if (*p != '"' || !(kend = scan_string(p)))
-				return 0;
-			k = p + 1;
-			p = (char *)skip_ws(kend);
-			if (*p++ != ':')
-				return 0;
-			p = (char *)skip_ws(p);
-			v = p;
-			if (*p == '"') {
-				if (!(p = scan_string(p)))
-					return 0;
-				val = (struct span){v + 1, (size_t)(p - v - 2), 's'};
-			} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
-				if (!(p = scan_number(p, &integer)))
-					return 0;
-				val = (struct span){v, (size_t)(p - v), integer ? 'i' : 'n'};
-			} else if (!strncmp(p, "null", 4)) {
-				p += 4;
-				val.kind = 'z';
-			} else if (!strncmp(p, "true", 4) || !strncmp(p, "false", 5)) {
-				p += *p == 't' ? 4 : 5;
-				val.kind = 'b';
-			} else {
-				return 0;	/* nested object or array, or a syntax error */
-			}
-			for (int j = 0; j < F_N; j++)
-				if ((size_t)(kend - 1 - k) == strlen(fname[j]) &&
-				    !memcmp(k, fname[j], (size_t)(kend - 1 - k)))
-					which = j;
-			if (which >= 0)
-				f[which] = val;	/* a repeated key: the last wins, as in jansson */
-			p = (char *)skip_ws(p);
-			if (*p == ',') {
-				p = (char *)skip_ws(p + 1);
-				continue;
-			}
-			if (*p == '}')
-				break;
-			return 0;
-		}
-	}
-	p = (char *)skip_ws(p + 1);
-	if (p != end)
-		return 0;
-
 	/* The checks of read_request(); any doubt goes to the jansson path. */
-	if (!span_is(&f[F_TYPE], "request") || f[F_ARM].kind != 's' || f[F_OUTCOME].kind != 's')
+	if (!gp_flat_is(&f[F_TYPE], "request") || f[F_ARM].kind != GP_FLAT_STRING ||
+	    f[F_OUTCOME].kind != GP_FLAT_STRING)
 		return 0;
-	if (f[F_RATE].kind != 'n' && f[F_RATE].kind != 'i')
+	if (f[F_RATE].kind != GP_FLAT_INT && f[F_RATE].kind != GP_FLAT_REAL)
 		return 0;
-	if (f[F_REP].kind != 'i' || f[F_REP].n > 15)
+	if (f[F_REP].kind != GP_FLAT_INT || f[F_REP].n > 15)
 		return 0;
-	if (span_is(&f[F_OUTCOME], "ok"))
+	if (gp_flat_is(&f[F_OUTCOME], "ok"))
 		r->oc = GP_OUTCOME_OK;
-	else if (span_is(&f[F_OUTCOME], "single_token"))
+	else if (gp_flat_is(&f[F_OUTCOME], "single_token"))
 		r->oc = GP_OUTCOME_SINGLE_TOKEN;
-	else if (span_is(&f[F_OUTCOME], "failed"))
+	else if (gp_flat_is(&f[F_OUTCOME], "failed"))
 		r->oc = GP_OUTCOME_FAILED;
 	else
 		return 0;
-	if (span_num(&f[F_RATE], &r->rate) || r->rate < 0 || span_num(&f[F_TTFT], &r->ttft) ||
-	    span_num(&f[F_TS], &r->ts))
+	if (gp_flat_num(&f[F_RATE], &r->rate) || r->rate < 0 || gp_flat_num(&f[F_TTFT], &r->ttft) ||
+	    gp_flat_num(&f[F_TS], &r->ts))
 		return 0;
 	r->tpot = NAN;
-	if (r->oc == GP_OUTCOME_OK && (span_num(&f[F_TPOT], &r->tpot) || isnan(r->tpot) ||
+	if (r->oc == GP_OUTCOME_OK && (gp_flat_num(&f[F_TPOT], &r->tpot) || isnan(r->tpot) ||
 				       r->tpot < 0))
 		return 0;
 	if (r->oc != GP_OUTCOME_FAILED && (isnan(r->ttft) || r->ttft < 0))
 		return 0;
-	if (f[F_RUN].kind && f[F_RUN].kind != 's')
+	if (f[F_RUN].kind != GP_FLAT_ABSENT && f[F_RUN].kind != GP_FLAT_STRING)
 		return 0;
 	if (fast_turn(f, r))
 		return 0;
-	r->rep = strtoll(f[F_REP].p, NULL, 10);
-	f[F_ARM].p[f[F_ARM].n] = 0;
-	r->arm = f[F_ARM].p;
-	r->run = NULL;
-	if (f[F_RUN].kind == 's') {
-		f[F_RUN].p[f[F_RUN].n] = 0;
-		r->run = f[F_RUN].p;
-	}
+	if (gp_flat_int(&f[F_REP], &r->rep))
+		return 0;
+	r->arm = gp_flat_cstr(&f[F_ARM]);
+	r->run = gp_flat_cstr(&f[F_RUN]);
 	return 1;
 }
 
@@ -718,12 +578,32 @@ static void read_discard(struct state *s, const json_t *o)
 	s->disc[s->ndisc++] = (struct key){gp_xstrdup(arm), rate, rep};
 }
 
-static int discarded(const struct state *s, const char *arm, double rate, long long rep)
+/* (arm, rate, rep) as one map key: the rate's exact bits (-0 as 0), the rep,
+ * the arm last, so no two keys collide.  Freed by the caller. */
+static char *key_str(const char *arm, double rate, long long rep)
 {
-	for (size_t i = 0; i < s->ndisc; i++)
-		if (s->disc[i].rate == rate && s->disc[i].rep == rep && !strcmp(s->disc[i].arm, arm))
-			return 1;
-	return 0;
+	return gp_xasprintf("%a %lld %s", rate == 0 ? 0.0 : rate, rep, arm);
+}
+
+/* Was (arm, rate, rep) discarded?  A set built from the discard records at
+ * the first call (after reading): a scan of them per run_end was quadratic. */
+static int discarded(struct state *s, const char *arm, double rate, long long rep)
+{
+	char *k;
+	int has;
+
+	if (!s->discset) {
+		s->discset = gp_map_new();
+		for (size_t i = 0; i < s->ndisc; i++) {
+			k = key_str(s->disc[i].arm, s->disc[i].rate, s->disc[i].rep);
+			gp_map_add(s->discset, k);
+			free(k);
+		}
+	}
+	k = key_str(arm, rate, rep);
+	has = gp_map_has(s->discset, k);
+	free(k);
+	return has;
 }
 
 /* The URL of a run header (distinct values kept, for the baseline's provenance). */
@@ -792,23 +672,36 @@ static void read_input(struct state *s, const struct gp_slo *slo, char **paths, 
 	gp_input_release(&in);
 }
 
-/* Two run_end records of the same run and shard: the same records fed twice. */
+/* Two run_ends of one run and shard: the first pair in file order dies, as a
+ * scan of every earlier run_end per run_end found it, through a map of
+ * (run, shard) to the first run_end (that scan was quadratic in runs). */
 static void check_duplicate_trailers(const struct state *s)
 {
-	for (size_t i = 0; i < s->nre; i++)
-		for (size_t k = 0; k < i; k++) {
-			const struct runend *x = &s->re[k], *y = &s->re[i];
+	struct gp_map *seen = gp_map_new();
 
-			if (!x->run || !y->run || strcmp(x->run, y->run))
-				continue;
-			if ((x->shard == NULL) != (y->shard == NULL) ||
-			    (x->shard && strcmp(x->shard, y->shard)))
-				continue;
+	for (size_t i = 0; i < s->nre; i++) {
+		const struct runend *x, *y = &s->re[i];
+		char *k;
+		size_t j, n = gp_map_count(seen);
+
+		if (!y->run)
+			continue;
+		k = gp_xasprintf("%s%c%s%s", y->run, 0, y->shard ? "1" : "0", y->shard ? y->shard : "");
+		j = gp_map_addn(seen, k, strlen(y->run) + 2 + (y->shard ? strlen(y->shard) : 0));
+		free(k);
+		if (j == n) {
+			gp_map_set_u64(seen, j, i);
+			continue;
+		}
+		x = &s->re[gp_map_u64(seen, j)];
+		{
 			gp_die_at(GP_EXIT_DATAERR, y->file, y->line, "run '%s'%s%s: a second run_end "
 				  "(the first at %s:%lu): the run's records were duplicated (the same "
 				  "file fed twice?)", y->run, y->shard ? " shard " : "",
 				  y->shard ? y->shard : "", x->file, x->line);
 		}
+	}
+	gp_map_free(seen);
 }
 
 static void die_count(const struct runend *r, long have, long want)
@@ -828,7 +721,26 @@ static void die_count(const struct runend *r, long have, long want)
  */
 static void check_runs(struct state *s)
 {
+	/* The attempted counts summed once per run id (want_run) and per
+	 * (arm, rate, rep) of the run_ends whose run no request carries (bykey):
+	 * each run_end summing every run_end was quadratic in runs. */
+	long *want_run = gp_xcalloc(s->nri + 1, sizeof(*want_run));
+	struct gp_map *bykey = gp_map_new();
+
 	check_duplicate_trailers(s);
+	for (size_t k = 0; k < s->nre; k++) {
+		json_t *v = s->re[k].run ? json_object_get(s->runmap, s->re[k].run) : NULL;
+
+		if (v) {
+			want_run[json_integer_value(v)] += s->re[k].attempted;
+		} else if (s->re[k].keyed) {
+			char *key = key_str(s->re[k].arm, s->re[k].rate, s->re[k].rep);
+			size_t j = gp_map_add(bykey, key);
+
+			gp_map_set_u64(bykey, j, gp_map_u64(bykey, j) + (uint64_t)s->re[k].attempted);
+			free(key);
+		}
+	}
 	for (size_t i = 0; i < s->nre; i++) {
 		struct runend *r = &s->re[i];
 		struct group *g = NULL;
@@ -842,19 +754,16 @@ static void check_runs(struct state *s)
 
 			have = ri->requests;
 			g = &s->g[ri->group];
-			for (size_t k = 0; k < s->nre; k++)
-				if (s->re[k].run && !strcmp(s->re[k].run, r->run))
-					want += s->re[k].attempted;
+			want = want_run[json_integer_value(v)];
 		} else if (r->keyed) {
+			char *key = key_str(r->arm, r->rate, r->rep);
+
 			/* No requests carry this run id: match by (arm, rate, rep), summing
 			 * the attempted counts of every such run_end (shards). */
 			g = group_find(s, r->arm, r->rate, r->rep);
 			have = g ? g->t.attempted : 0;
-			for (size_t k = 0; k < s->nre; k++)
-				if (s->re[k].keyed && s->re[k].rate == r->rate && s->re[k].rep == r->rep &&
-				    !strcmp(s->re[k].arm, r->arm) &&
-				    !(s->re[k].run && json_object_get(s->runmap, s->re[k].run)))
-					want += s->re[k].attempted;
+			want = (long)gp_map_u64(bykey, gp_map_find(bykey, key));
+			free(key);
 		} else {
 			have = 0;
 			want = r->attempted;
@@ -873,6 +782,8 @@ static void check_runs(struct state *s)
 			g->achieved_from = "run_end";
 		}
 	}
+	free(want_run);
+	gp_map_free(bykey);
 }
 
 /* ---- the SLO ---- */

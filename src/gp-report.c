@@ -189,6 +189,8 @@ static void load(struct gp_records *m, char **paths, int n)
 	if (rc < 0)
 		gp_input_failed(&in, rc);
 	gp_input_release(&in);
+	if (gp_records_index_achieved(m))
+		gp_die_nomem();
 }
 
 /* The next record of type after index *i (start with *i = 0); NULL at the end. */

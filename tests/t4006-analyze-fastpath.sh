@@ -44,7 +44,9 @@ for bad in \
 	'{"type":"request","arm":"a","rate_rps":2,"rep":1,"outcome":"ok","ttft_ms":01,"tpot_ms":1}' \
 	'{"type":"request","arm":7,"rate_rps":2,"rep":1,"outcome":"ok","ttft_ms":1,"tpot_ms":1}' \
 	'{"type":"request","arm":"a","rate_rps":2,"rep":1,"outcome":"failed","t_sent_s":true}' \
-	'{"type":"request","arm":"a","rate_rps":2,"rep":1,"outcome":"ok","ttft_ms":1,"tpot_ms":1,}'
+	'{"type":"request","arm":"a","rate_rps":2,"rep":1,"outcome":"ok","ttft_ms":1,"tpot_ms":1,}' \
+	'{"type":"request","arm":"a","rate_rps":2,"rep":1,"outcome":"ok","ttft_ms":1,"tpot_ms":1,"x":123456789012345678901234}' \
+	'{"type":"request","arm":"a","rate_rps":2,"rep":1,"outcome":"ok","ttft_ms":1,"tpot_ms":1,"x":-2e999}'
 do
 	printf '%s\n' "$bad" >bad
 	test_expect_success "same refusal on both paths: $(printf '%s' "$bad" | cut -c 60-)" '

@@ -2,9 +2,13 @@
 # busybox): no gensub, asort, length(array), or other extensions.
 # Input: the TSV of flatten.jq.  Output: one line per check,
 #   check <TAB> ok|fail|not_checked <TAB> detail
-# Every script is run as  awk -f common.awk -f tdist.awk -f X.awk FLAT FLAT :
-# the file twice, so that pass 1 (pass == 1) can gather what pass 2 needs
-# (the SLO, run deadlines) whatever the order of the records.
+# Every script is run as  awk -f common.awk -f tdist.awk -f X.awk PASS1 FLAT :
+# two passes, so that pass 1 (pass == 1) can gather what pass 2 needs (the
+# SLO, run deadlines) whatever the order of the records.  PASS1 is FLAT
+# itself, or (gp-verify: io/flatten's gp_flatten_pass1) FLAT less the Q rows
+# that pass 1 does not read: pass 1 reads every row but Q, and of Q rows only
+# the first of each run id with arm and run set (idkey below).  A script whose
+# pass 1 reads more of the Q rows must change gp_flatten_pass1 too.
 
 BEGIN { FS = "\t"; OFS = "\t"; EPS = 1e-9 }
 FNR == 1 { pass++ }

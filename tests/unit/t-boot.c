@@ -249,6 +249,98 @@ static void cluster(void)
 	ok(ci[0].degenerate && isnan(ci[0].est), "no values: degenerate, NaN (null)");
 }
 
+/*
+ * The cluster bootstrap against a brute force on the same draws: every
+ * resample's pooled values sorted and their quantile taken, and each
+ * leave-one-cluster-out pool likewise, then the same interval.  Two shapes:
+ * 400 clusters of 1-3 values (ranks found by walking the pool) and 6
+ * clusters of 400 (ranks found by binary search), so both ways are checked.
+ */
+static void cluster_exact_one(size_t R, size_t per_max, const char *what)
+{
+	enum { B = 300 };
+	const double p[3] = {0.5, 0.9, 0.99};
+	double **x = calloc(R, sizeof(*x)), *pool = malloc(R * per_max * 5 * sizeof(*pool));
+	double ts[3][B], *jack = malloc(3 * R * sizeof(*jack));
+	size_t *n = calloc(R, sizeof(*n)), N = 0;
+	unsigned *m = calloc(R, sizeof(*m));
+	struct gp_ci got[3], want[3];
+	struct gp_rng rng;
+	uint64_t st = 12345;
+	int same = 1;
+
+	for (size_t r = 0; r < R; r++) {
+		n[r] = R < 10 ? per_max - r : 1 + (size_t)(r * 7 % per_max);
+		x[r] = malloc(n[r] * sizeof(**x));
+		for (size_t i = 0; i < n[r]; i++) {
+			st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+			x[r][i] = (double)(st >> 40) / 1e3 + (double)(r % 3);	/* ties across clusters */
+			if (i % 5 == 4)
+				x[r][i] = x[r][i - 1];	/* ties within one */
+		}
+		gp_sort_doubles(x[r], n[r]);
+		N += n[r];
+	}
+	gp_rng_seed(&rng, 4242);
+	ok(gp_boot_cluster_quantiles((const double *const *)x, n, R, p, 3, B, 0.95, &rng, got) == 0,
+	   "%s: cluster bootstrap runs", what);
+	gp_rng_seed(&rng, 4242);
+	for (int b = 0; b < B; b++) {
+		size_t k = 0;
+
+		memset(m, 0, R * sizeof(*m));
+		for (size_t r = 0; r < R; r++)
+			m[gp_rng_below(&rng, R)]++;
+		for (size_t r = 0; r < R; r++)
+			for (unsigned c = 0; c < m[r]; c++)
+				for (size_t i = 0; i < n[r]; i++)
+					pool[k++] = x[r][i];
+		gp_sort_doubles(pool, k);
+		for (int j = 0; j < 3; j++)
+			ts[j][b] = gp_quantile_sorted(pool, k, p[j]);
+	}
+	for (size_t out = 0; out < R; out++) {
+		size_t k = 0;
+
+		for (size_t r = 0; r < R; r++)
+			for (size_t i = 0; r != out && i < n[r]; i++)
+				pool[k++] = x[r][i];
+		gp_sort_doubles(pool, k);
+		for (int j = 0; j < 3; j++)
+			jack[j * R + out] = gp_quantile_sorted(pool, k, p[j]);
+	}
+	for (size_t k = 0, r = 0; r < R; r++)
+		for (size_t i = 0; i < n[r]; i++)
+			pool[k++] = x[r][i];
+	gp_sort_doubles(pool, N);
+	for (int j = 0; j < 3; j++) {
+		gp_ci_from_dist(ts[j], B, gp_quantile_sorted(pool, N, p[j]),
+				gp_boot_accel(jack + j * R, &R, 1), 1, 0.95, &want[j]);
+		same &= fabs(got[j].est - want[j].est) <= 1e-9 * fabs(want[j].est) &&
+			fabs(got[j].accel - want[j].accel) <= 1e-9 * fmax(1e-12, fabs(want[j].accel)) &&
+			fabs(got[j].lo - want[j].lo) <= 1e-9 * fabs(want[j].lo) &&
+			fabs(got[j].hi - want[j].hi) <= 1e-9 * fabs(want[j].hi);
+		if (!same)
+			diag("p%g: got %.17g [%.17g, %.17g] a %.17g, want %.17g [%.17g, %.17g] a %.17g",
+			     p[j] * 100, got[j].est, got[j].lo, got[j].hi, got[j].accel, want[j].est,
+			     want[j].lo, want[j].hi, want[j].accel);
+	}
+	ok(same, "%s: estimate, acceleration and interval = the brute force on the same draws", what);
+	for (size_t r = 0; r < R; r++)
+		free(x[r]);
+	free(x);
+	free(n);
+	free(m);
+	free(pool);
+	free(jack);
+}
+
+static void cluster_exact(void)
+{
+	cluster_exact_one(400, 3, "400 clusters of 1-3 values");
+	cluster_exact_one(6, 400, "6 clusters of up to 400 values");
+}
+
 static void edges(void)
 {
 	struct gp_ci ci[2];
@@ -347,6 +439,7 @@ int main(void)
 	fixed_resamples();
 	monte_carlo();
 	cluster();
+	cluster_exact();
 	edges();
 	lazy_vs_materialized();
 	return done_testing();

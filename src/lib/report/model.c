@@ -142,6 +142,8 @@ void gp_records_release(struct gp_records *m)
 	free(m->arms);
 	free(m->ri);
 	free(m->pal);
+	free(m->ach_sum);
+	free(m->ach_end);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -194,13 +196,151 @@ const char *gp_rfmt(enum gp_numfmt k, double v)
 	return b;
 }
 
+static int rix_cmp(const void *pa, const void *pb)
+{
+	const struct gp_rix *a = pa, *b = pb;
+	int c = strcmp(a->arm, b->arm);
+
+	if (c)
+		return c;
+	if (a->rate != b->rate)
+		return a->rate < b->rate ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* A run header's (run, index in ri) for the run_ends that name neither arm
+ * nor rate: the first header of each run, sorted by run. */
+struct runref {
+	const char *run;
+	size_t k;
+};
+
+static int runref_cmp(const void *pa, const void *pb)
+{
+	const struct runref *a = pa, *b = pb;
+	int c = strcmp(a->run, b->run);
+
+	return c ? c : a->k < b->k ? -1 : a->k > b->k;
+}
+
+static const struct gp_runinfo *run_of(const struct gp_records *m, const struct runref *rr, const char *run)
+{
+	size_t lo = 0, hi = m->nri;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(rr[mid].run, run) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nri && !strcmp(rr[lo].run, run) ? &m->ri[rr[lo].k] : NULL;
+}
+
+static int rix_push(struct gp_rix **x, size_t *n, size_t *cap, struct gp_rix v)
+{
+	struct gp_rix *p = gp_grow(*x, cap, *n + 1, sizeof(**x), 64);
+
+	if (!p)
+		return -1;
+	*x = p;
+	(*x)[(*n)++] = v;
+	return 0;
+}
+
+int gp_records_index_achieved(struct gp_records *m)
+{
+	struct runref *rr = m->nri ? malloc(m->nri * sizeof(*rr)) : NULL;
+	size_t i = 0, cs = 0, ce = 0;
+	const json_t *e;
+
+	if (m->nri && !rr)
+		return -1;
+	for (size_t k = 0; k < m->nri; k++)
+		rr[k] = (struct runref){m->ri[k].run, k};
+	if (m->nri)
+		qsort(rr, m->nri, sizeof(*rr), runref_cmp);
+	while ((e = gp_records_next(m, "arm_summary", &i)))
+		if (!isnan(gp_jnum(e, "achieved_rps")) && !isnan(gp_jnum(e, "rate_rps")) &&
+		    rix_push(&m->ach_sum, &m->nsum, &cs, (struct gp_rix){gp_jstr(e, "arm", ""),
+			     gp_jnum(e, "rate_rps"), gp_jnum(e, "achieved_rps"), i}))
+			goto oom;
+	i = 0;
+	while ((e = gp_records_next(m, "run_end", &i))) {
+		const char *a = gp_jstr(e, "arm", NULL);
+		double r = gp_jnum(e, "rate_rps"), v = gp_jnum(e, "achieved_rps");
+		const struct gp_runinfo *ri = !a || isnan(r) ? run_of(m, rr, gp_jstr(e, "run", "")) : NULL;
+
+		if (ri) {
+			a = a ? a : ri->arm;
+			r = isnan(r) ? ri->rate : r;
+		}
+		if (a && !isnan(r) && !isnan(v) &&
+		    rix_push(&m->ach_end, &m->nend, &ce, (struct gp_rix){a, r, v, i}))
+			goto oom;
+	}
+	free(rr);
+	if (m->nsum)
+		qsort(m->ach_sum, m->nsum, sizeof(*m->ach_sum), rix_cmp);
+	if (m->nend)
+		qsort(m->ach_end, m->nend, sizeof(*m->ach_end), rix_cmp);
+	m->indexed = 1;
+	return 0;
+oom:
+	free(rr);
+	free(m->ach_sum);
+	free(m->ach_end);
+	m->ach_sum = m->ach_end = NULL;
+	m->nsum = m->nend = 0;
+	return -1;
+}
+
+/* The first record of x[0..n) at (arm, a rate gp_same_rate as rate) in file
+ * order (*first), and the mean of their values; their number. */
+static size_t rix_find(const struct gp_rix *x, size_t n, const char *arm, double rate, double *first,
+		       double *mean)
+{
+	double w = 2e-9 * fmax(1, fabs(rate));	/* wider than gp_same_rate()'s tolerance */
+	struct gp_rix key = {arm, rate - w, 0, 0};
+	size_t lo = 0, hi = n, k = 0, fi = (size_t)-1;
+	double sum = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rix_cmp(&x[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && !strcmp(x[lo].arm, arm) && x[lo].rate <= rate + w; lo++)
+		if (gp_same_rate(x[lo].rate, rate)) {
+			if (x[lo].idx < fi) {
+				fi = x[lo].idx;
+				*first = x[lo].v;
+			}
+			sum += x[lo].v;
+			k++;
+		}
+	*mean = k ? sum / (double)k : NAN;
+	return k;
+}
+
 double gp_records_achieved(const struct gp_records *m, const char *arm, double rate)
 {
-	double sum = 0;
+	double sum = 0, first = NAN, mean;
 	long n = 0;
 	const json_t *e;
 	size_t i = 0;
 
+	if (m->indexed) {
+		if (isnan(rate))
+			return NAN;
+		if (rix_find(m->ach_sum, m->nsum, arm, rate, &first, &mean))
+			return first;	/* the first arm_summary of the rung */
+		return rix_find(m->ach_end, m->nend, arm, rate, &first, &mean) ? mean : NAN;
+	}
 	while ((e = gp_records_next(m, "arm_summary", &i)))
 		if (!strcmp(gp_jstr(e, "arm", ""), arm) && gp_same_rate(gp_jnum(e, "rate_rps"), rate) &&
 		    !isnan(gp_jnum(e, "achieved_rps")))

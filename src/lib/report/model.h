@@ -49,8 +49,23 @@ struct gp_records {
 	long requests;
 	const char **pal;	/* every arm named, sorted: one colour each */
 	size_t npal;
+	/* gp_records_index_achieved: what gp_records_achieved reads, sorted by
+	 * (arm, rate, file order), so that a rung's records are found by binary
+	 * search (a scan of every record per rung was quadratic in rungs) */
+	struct gp_rix *ach_sum, *ach_end;
+	size_t nsum, nend;
+	int indexed;
 };
 
+struct gp_rix {
+	const char *arm;	/* borrowed from the records */
+	double rate, v;
+	size_t idx;		/* file order */
+};
+
+/* Once every record is in: index the records gp_records_achieved reads.
+ * 0, or -1 when out of memory (gp_records_achieved then scans). */
+int gp_records_index_achieved(struct gp_records *m);
 /* Record o of the given type, read at file:line, into m.  0 or -1. */
 int gp_records_add(struct gp_records *m, json_t *o, const char *type, const char *file,
 		   unsigned long line);

@@ -5,6 +5,7 @@
  * The formulas and the degenerate-case conventions are in boot.h.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -373,16 +374,26 @@ done:
 /* ---- quantiles under cluster resampling ---- */
 
 /*
- * The pooled values in ascending order (all[0..N)) and, for each cluster,
- * the ascending positions of its members in that order.  A resample gives
- * cluster r the multiplicity m[r]; its rank-k order statistic is all[j] for
- * the smallest j with W(j) = Σ m[r] #{pos_r <= j} >= k + 1 (binary search).
+ * The pooled values in ascending order (all[0..N)), the cluster of each
+ * (cl[0..N)) and, for each cluster, the ascending positions of its members in
+ * that order.  A resample gives cluster r the multiplicity m[r]; its rank-k
+ * order statistic is all[j] for the smallest j with
+ * W(j) = Σ m[r] #{pos_r <= j} >= k + 1.  Two ways to find that j give the
+ * same j: a binary search over j that counts each drawn cluster's members by
+ * a binary search of its own (R log N log n a rank: few large clusters), or
+ * one walk of all[] adding m[cl[j]] (N a rank: many small clusters, where
+ * the search's R log N grows with R and the resamples times R made the
+ * analysis quadratic in reps).  walk says which is cheaper for these
+ * clusters; the leave-one-out jackknife has a search of its own in
+ * log N log n, not R log N log n.
  */
 struct pooled {
 	double *all;
 	size_t N, R;
 	size_t **pos;
 	const size_t *n;
+	size_t *cl;		/* cluster of each pooled value */
+	int walk;		/* 1: find ranks by walking all[] */
 };
 
 static size_t upto(const size_t *pos, size_t n, size_t j)
@@ -404,6 +415,14 @@ static size_t weighted_rank(const struct pooled *P, const unsigned *m, size_t k)
 {
 	size_t lo = 0, hi = P->N - 1;
 
+	if (P->walk) {
+		size_t w = 0, j;
+
+		for (j = 0; j < P->N - 1; j++)
+			if ((w += m[P->cl[j]]) >= k + 1)
+				break;
+		return j;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2, w = 0;
 
@@ -418,19 +437,43 @@ static size_t weighted_rank(const struct pooled *P, const unsigned *m, size_t k)
 	return lo;
 }
 
-static double weighted_quantile(const struct pooled *P, const unsigned *m, double p)
+/* weighted_rank() for the leave-one-out weights (1 for every cluster but
+ * out, 0 for it): W(j) = j + 1 − #{pos_out <= j}. */
+static size_t loo_rank(const struct pooled *P, size_t out, size_t k)
+{
+	size_t lo = 0, hi = P->N - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (mid + 1 - upto(P->pos[out], P->n[out], mid) >= k + 1)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* The p-quantile of the resample m (out = SIZE_MAX), or of the pool without
+ * cluster out (m unused). */
+static double weighted_quantile(const struct pooled *P, const unsigned *m, size_t out, double p)
 {
 	size_t Nstar = 0, lo;
 	double f, x0;
 
-	for (size_t r = 0; r < P->R; r++)
-		Nstar += m[r] * P->n[r];
+	if (out != SIZE_MAX) {
+		Nstar = P->N - P->n[out];
+	} else {
+		for (size_t r = 0; r < P->R; r++)
+			Nstar += m[r] * P->n[r];
+	}
 	if (Nstar == 0)
 		return NAN;
 	quantile_ranks(Nstar, p, &lo, &f);
-	x0 = P->all[weighted_rank(P, m, lo)];
+	x0 = P->all[out != SIZE_MAX ? loo_rank(P, out, lo) : weighted_rank(P, m, lo)];
 	if (f > 0)
-		x0 += f * (P->all[weighted_rank(P, m, lo + 1)] - x0);
+		x0 += f * (P->all[out != SIZE_MAX ? loo_rank(P, out, lo + 1) :
+				  weighted_rank(P, m, lo + 1)] - x0);
 	return x0;
 }
 
@@ -459,26 +502,73 @@ static int cluster_point(const double *const *x, const size_t *n, size_t R, size
 	return 0;
 }
 
-/* Pool the sorted clusters x[0 .. P->R) into P->all by an R-way merge (ties
- * to the lower cluster first: deterministic), with each value's pooled
- * position in P->pos.  head[] (zeroed) is scratch.  0 or -1. */
+/* Does cluster r's head sort before cluster q's?  By value, ties to the
+ * lower cluster (deterministic). */
+static int head_before(const double *const *x, const size_t *head, size_t r, size_t q)
+{
+	double a = x[r][head[r]], b = x[q][head[q]];
+
+	return a < b || (!(b < a) && r < q);
+}
+
+/* Pool the sorted clusters x[0 .. P->R) into P->all by an R-way merge on a
+ * binary heap of the clusters' heads (N log R; the scan of every head per
+ * value it replaces was N R), ties to the lower cluster first, with each
+ * value's pooled position in P->pos and its cluster in P->cl.  head[]
+ * (zeroed) is scratch.  0 or -1. */
 static int cluster_merge(struct pooled *P, const double *const *x, size_t *head)
 {
-	P->all = malloc(P->N * sizeof(*P->all));
-	if (!P->all)
-		return -1;
-	for (size_t r = 0; r < P->R; r++)
-		if (!(P->pos[r] = malloc(P->n[r] * sizeof(**P->pos))))
-			return -1;
-	for (size_t j = 0; j < P->N; j++) {
-		size_t best = P->R;
+	size_t *heap = malloc(P->R * sizeof(*heap)), nh = 0;
+	double lg = 1;
 
-		for (size_t r = 0; r < P->R; r++)
-			if (head[r] < P->n[r] && (best == P->R || x[r][head[r]] < x[best][head[best]]))
-				best = r;
-		P->all[j] = x[best][head[best]];
-		P->pos[best][head[best]++] = j;
+	P->all = malloc(P->N * sizeof(*P->all));
+	P->cl = malloc(P->N * sizeof(*P->cl));
+	if (!heap || !P->all || !P->cl) {
+		free(heap);
+		return -1;
 	}
+	for (size_t r = 0; r < P->R; r++)
+		if (!(P->pos[r] = malloc(P->n[r] * sizeof(**P->pos)))) {
+			free(heap);
+			return -1;
+		}
+	for (size_t r = 0; r < P->R; r++) {	/* every cluster is non-empty */
+		size_t i = nh++;
+
+		while (i && head_before(x, head, r, heap[(i - 1) / 2])) {
+			heap[i] = heap[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+		heap[i] = r;
+	}
+	for (size_t j = 0; j < P->N; j++) {
+		size_t best = heap[0], i = 0;
+
+		P->all[j] = x[best][head[best]];
+		P->cl[j] = best;
+		P->pos[best][head[best]++] = j;
+		if (head[best] == P->n[best])
+			best = heap[--nh];
+		for (;;) {	/* sift best down from the root */
+			size_t c = 2 * i + 1;
+
+			if (c >= nh)
+				break;
+			if (c + 1 < nh && head_before(x, head, heap[c + 1], heap[c]))
+				c++;
+			if (!head_before(x, head, heap[c], best))
+				break;
+			heap[i] = heap[c];
+			i = c;
+		}
+		if (nh)
+			heap[i] = best;
+	}
+	free(heap);
+	for (size_t n = P->N; n > 1; n /= 2)
+		lg++;
+	/* A rank by search costs about R log N log(N/R) steps; by walk, N/2. */
+	P->walk = (double)P->N < 2 * (double)P->R * lg * (lg - log2((double)P->R) + 1);
 	return 0;
 }
 
@@ -498,14 +588,11 @@ static int cluster_resample(const struct pooled *P, unsigned *m, const double *p
 		for (size_t r = 0; r < P->R; r++)
 			m[gp_rng_below(rng, P->R)]++;
 		for (size_t j = 0; j < np; j++)
-			ts[j * (size_t)B + (size_t)b] = weighted_quantile(P, m, p[j]);
+			ts[j * (size_t)B + (size_t)b] = weighted_quantile(P, m, SIZE_MAX, p[j]);
 	}
-	for (size_t r = 0; r < P->R; r++) {
-		for (size_t i = 0; i < P->R; i++)
-			m[i] = i != r;
+	for (size_t r = 0; r < P->R; r++)
 		for (size_t j = 0; j < np; j++)
-			jack[j * P->R + r] = weighted_quantile(P, m, p[j]);
-	}
+			jack[j * P->R + r] = weighted_quantile(P, m, r, p[j]);
 	for (size_t j = 0; j < np; j++) {
 		double a = gp_boot_accel(jack + j * P->R, &P->R, 1);
 
@@ -554,6 +641,7 @@ done:
 			free(P.pos[r]);
 	free(P.pos);
 	free(P.all);
+	free(P.cl);
 	free(x);
 	free(n);
 	free(head);
