@@ -350,7 +350,8 @@ static void add_turn(struct group *g, const struct gp_slo *slo, const struct req
 		g->turns = gp_xmalloc(sizeof(*g->turns));
 		gp_turns_init(g->turns);
 	}
-	gp_turns_add(g->turns, slo, r->session, r->turn, r->oc, r->ttft, r->tpot);
+	if (gp_turns_add(g->turns, slo, r->session, r->turn, r->oc, r->ttft, r->tpot))
+		gp_die_nomem();
 }
 
 static void add_request(struct state *s, const struct gp_slo *slo, const struct reqf *r,
@@ -1144,7 +1145,8 @@ static void do_turns(struct an *a)
 		gp_turns_init(&all);
 		for (size_t k = 0; k < c->n; k++)
 			if (a->s->g[c->g0 + k].turns) {
-				gp_turns_merge(&all, a->s->g[c->g0 + k].turns);
+				if (gp_turns_merge(&all, a->s->g[c->g0 + k].turns))
+					gp_die_nomem();
 				any = 1;
 			}
 		if (!any) {

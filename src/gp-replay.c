@@ -735,6 +735,8 @@ static void build_body(struct req *r, const struct gp_trace_rec *rec)
 	} else if (r->sess) {
 		synth.len = 0;
 		r->in_tokens = gp_session_prompt(r->sess, r->turn, cfg.block_tokens, &synth);
+		if (r->in_tokens < 0)
+			gp_die_nomem();
 		q.prompt = synth.p ? synth.p : "";
 		q.prompt_len = synth.len;
 	} else if (!rec->messages && rec->prompt) {
@@ -968,8 +970,9 @@ static void session_next(struct req *r)
 	if (gp_sig_stop())
 		return;
 	gp_stream_result(st, &m);
-	if (st->text && !m.cls && !st->text_lost)
-		gp_session_keep_answer(s, r->answer.p ? r->answer.p : "", r->answer.len);
+	if (st->text && !m.cls && !st->text_lost &&
+	    gp_session_keep_answer(s, r->answer.p ? r->answer.p : "", r->answer.len))
+		gp_die_nomem();
 	switch (gp_session_done(&S.ss, s, !m.cls, m.out_tokens, end, &ready)) {
 	case GP_SESS_END:
 		return;
@@ -984,7 +987,8 @@ static void session_next(struct req *r)
 			gp_session_give_up(s);
 			return;
 		}
-		gp_sessions_push(&S.ss, s, ready);
+		if (gp_sessions_push(&S.ss, s, ready))
+			gp_die_nomem();
 		return;
 	}
 }
@@ -1586,6 +1590,7 @@ static unsigned long trace_scan(uint64_t *digest, unsigned long *n_open, double 
 	double t_prev = 0;
 	struct gp_trace_check chk;
 	char err[256];
+	int e;
 
 	struct gp_map *ids = gp_map_new();	/* each trace id at most once */
 
@@ -1602,10 +1607,13 @@ static unsigned long trace_scan(uint64_t *digest, unsigned long *n_open, double 
 				  "field 't_s' goes back in time (%g after %g at %s:%lu)", rec.t_s, t_prev,
 				  name_prev ? name_prev : "-", line_prev);
 		t_prev = rec.t_s;
-		if (gp_trace_check_rec(&chk, &rec, err, sizeof(err)))
+		e = gp_trace_check_rec(&chk, &rec, err, sizeof(err));
+		if (e == -2)
+			gp_die_nomem();
+		if (e)
 			gp_die_at(GP_EXIT_DATAERR, in_name(&S.t), gp_input_line(&S.t.in), "%s", err);
-		if (rec.session)
-			gp_sessions_add(&S.ss, &rec, nrec);
+		if (rec.session && !gp_sessions_add(&S.ss, &rec, nrec))
+			gp_die_nomem();
 		if (!rec.session || rec.turn == 1) {
 			if ((*n_open)++ == 0)
 				*t_first = rec.t_s;

@@ -772,14 +772,16 @@ static void tally_read(struct tally *t, const struct opts *o)
 	struct gp_trace_rec r;
 	json_t *row;
 	char err[256];
-	int e;
+	int e, c;
 
 	gp_input_init(&in, o->files, o->nfiles);
 	gp_trace_init(&r);
 	while ((e = gp_input_next_json(&in, &row)) == GP_NDJSON_LINE) {
 		gp_stop_point(NULL);
-		if (gp_trace_parse(&r, row, err, sizeof(err)) ||
-		    gp_trace_check_rec(&t->chk, &r, err, sizeof(err)))
+		c = gp_trace_parse(&r, row, err, sizeof(err));
+		if (!c && (c = gp_trace_check_rec(&t->chk, &r, err, sizeof(err))) == -2)
+			gp_die_nomem();
+		if (c)
 			gp_die_at(GP_EXIT_DATAERR, gp_input_name(&in), gp_input_line(&in), "%s", err);
 		tally_add(t, &r);
 		gp_trace_release(&r);

@@ -5,12 +5,17 @@
  * session.h — the ready heap, the failed-turn policy both ways, and the
  * history prompt (turn k's prompt starts with turn k-1's prompt and its
  * answer, word for word, so a prefix cache sees the shared prefix; a failed
- * turn is left out).
+ * turn is left out).  Out of memory, made cheap through jansson's
+ * allocator hooks: each of the three modules returns its error (errno
+ * ENOMEM) and what it holds is released without a leak (LeakSanitizer).
  */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "method/session.h"
+#include "method/turns.h"
 #include "wire/trace.h"
 #include "tap.h"
 
@@ -328,6 +333,128 @@ static void test_heap(void)
 	gp_sessions_release(&ss);
 }
 
+/* jansson's allocations after the first fail_at ones fail (-1: none). */
+static long fail_at = -1, nalloc;
+
+static void *failing_malloc(size_t n)
+{
+	if (nalloc++ >= fail_at && fail_at >= 0)
+		return NULL;
+	return malloc(n);
+}
+
+/*
+ * One pass over the session modules with jansson's allocation fail_at
+ * failing: three records of two sessions through the trace check, the
+ * session set, a chat history, and the by-turn breakdown with a merge.
+ * Each call either works or returns its out-of-memory value with errno
+ * ENOMEM; *nomem counts those.  Everything is released.  0, or the number
+ * of calls that did neither.
+ */
+static int nomem_pass(long at, int *nomem)
+{
+	static const char *const sess[] = { "a", "b", "a" };
+	static const long turn[] = { 1, 1, 2 };
+	struct gp_slo slo = { .ttft_ms = 100, .tpot_ms = 50 };
+	struct gp_trace_check c;
+	struct gp_sessions ss;
+	struct gp_turns t, all;
+	struct gp_session *s = NULL;
+	char err[100], id[8];
+	int bad = 0, e;
+	json_t *m;
+
+	gp_trace_check_init(&c);
+	gp_sessions_init(&ss, GP_SESS_CONTINUE);
+	gp_turns_init(&t);
+	gp_turns_init(&all);
+	fail_at = at;
+	nalloc = 0;
+	*nomem = 0;
+	for (int i = 0; i < 3; i++) {
+		struct gp_trace_rec r;
+
+		gp_trace_init(&r);
+		snprintf(id, sizeof(id), "r%d", i);
+		r.id = id;
+		r.session = sess[i];
+		r.turn = turn[i];
+		r.input_tokens = 8;
+		r.output_tokens = 4;
+		snprintf(err, sizeof(err), "untouched");
+		errno = 0;
+		e = gp_trace_check_rec(&c, &r, err, sizeof(err));
+		if (e == -2 && errno == ENOMEM && !strcmp(err, "untouched")) {
+			long was = fail_at;
+
+			++*nomem;	/* the record was not counted: it passes again */
+			fail_at = -1;
+			bad += gp_trace_check_rec(&c, &r, err, sizeof(err)) != 0;
+			fail_at = was;
+		} else if (e) {
+			bad++;
+		}
+		errno = 0;
+		if ((s = gp_sessions_add(&ss, &r, (unsigned long)i)))
+			s->next = s->nturns;
+		else if (errno == ENOMEM)
+			++*nomem;
+		else
+			bad++;
+		errno = 0;
+		e = gp_turns_add(&t, &slo, sess[i], turn[i], GP_OUTCOME_OK, 10, 5);
+		if (e == -1 && errno == ENOMEM)
+			++*nomem;
+		else if (e)
+			bad++;
+	}
+	s = gp_sessions_get(&ss, "a");
+	if (s && s->nturns == 2) {
+		s->turn[0].got_out = 4;
+		errno = 0;
+		if ((m = gp_session_messages(s, 2, 16, NULL)))
+			bad += json_array_size(m) != 3;
+		else if (errno == ENOMEM)
+			++*nomem;
+		else
+			bad++;
+		json_decref(m);
+	}
+	errno = 0;
+	e = gp_turns_merge(&all, &t);
+	if (e == -1 && errno == ENOMEM)
+		++*nomem;
+	else if (e)
+		bad++;
+	fail_at = -1;
+	gp_turns_release(&all);
+	gp_turns_release(&t);
+	gp_sessions_release(&ss);
+	gp_trace_check_release(&c);
+	return bad;
+}
+
+static void test_nomem(void)
+{
+	int bad = 0, nomem, passes = 0, failing = 0;
+	long n;
+
+	json_set_alloc_funcs(failing_malloc, free);
+	ok(nomem_pass(-1, &nomem) == 0 && nomem == 0, "no failure: every call works");
+	n = nalloc;
+	for (long at = 0; at < 200; at++) {
+		bad += nomem_pass(at, &nomem);
+		failing += nomem > 0;
+		passes++;
+		if (!nomem)
+			break;	/* past the pass's last jansson allocation */
+	}
+	json_set_alloc_funcs(malloc, free);
+	ok(n >= 10 && failing == n && passes == n + 1, "each of the pass's %ld jansson allocations "
+	   "failing in turn is reported (%d of %d passes)", n, failing, passes);
+	is_int(bad, 0, "out of memory: -2/-1/NULL and ENOMEM, nothing else, no leak after release");
+}
+
 int main(void)
 {
 	test_fields();
@@ -336,5 +463,6 @@ int main(void)
 	test_abandon();
 	test_real_answer();
 	test_heap();
+	test_nomem();
 	return done_testing();
 }

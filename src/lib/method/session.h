@@ -34,10 +34,11 @@
  *             caller to be recorded as not sent (so attempted = records).
  *
  * Ownership: gp_sessions_add copies what it keeps of a trace record (id,
- * prompt, cache_key, hash_ids; a reference on messages).  Session names are
- * owned by the set's map.  gp_sessions_release frees everything; `user` is
- * the caller's and never freed.  Out of memory exits (log.h's gp_x*, as in
- * map.h).
+ * prompt, cache_key, hash_ids; a reference on messages) and the session's
+ * name.  gp_sessions_release frees everything; `user` is the caller's and
+ * never freed.  Nothing here exits: a function that runs out of memory
+ * returns -1 (or NULL) with errno ENOMEM and leaves the set as a whole, to
+ * be released (the tool says "out of memory").
  */
 #ifndef GP_SESSION_H
 #define GP_SESSION_H
@@ -48,8 +49,6 @@
 
 #include "base/buf.h"
 #include "wire/trace.h"
-
-struct gp_map;
 
 struct gp_sess_turn {
 	char *id;			/* owned */
@@ -67,7 +66,7 @@ struct gp_sess_turn {
 };
 
 struct gp_session {
-	const char *name;		/* the session id (the map's copy) */
+	char *name;			/* the session id, owned */
 	struct gp_sess_turn *turn;	/* [nturns], turn k at turn[k - 1] */
 	size_t nturns, cap;
 	size_t next;			/* turns sent (or given up) so far */
@@ -81,7 +80,9 @@ struct gp_session {
 enum gp_sess_policy { GP_SESS_CONTINUE = 0, GP_SESS_ABANDON };
 
 struct gp_sessions {
-	struct gp_map *by_name;		/* name -> struct gp_session * */
+	struct gp_session **all;	/* [nall], in the order they were added */
+	size_t nall, capall;
+	json_t *by_name;		/* name -> its index in all (a JSON integer) */
 	struct gp_session **heap;	/* ready sessions, min ready_ns first */
 	size_t nheap, capheap;
 	enum gp_sess_policy policy;
@@ -96,7 +97,8 @@ const char *gp_sess_policy_name(enum gp_sess_policy p);
 /*
  * Append record r (r->session set, its turn already checked in order by
  * gp_trace_check_rec) as the session's next turn; index is its trace
- * index.  Returns the session.
+ * index.  Returns the session; NULL when out of memory: then the turn is
+ * not added (a new session may be, without turns).
  */
 struct gp_session *gp_sessions_add(struct gp_sessions *ss, const struct gp_trace_rec *r,
 				   unsigned long index);
@@ -107,8 +109,9 @@ size_t gp_sessions_count(const struct gp_sessions *ss);
 /* Bytes the set holds (sessions, turns, strings; not the map's own). */
 size_t gp_sessions_bytes(const struct gp_sessions *ss);
 
-/* Ready sessions: put s in the heap with ready time t (s not in it). */
-void gp_sessions_push(struct gp_sessions *ss, struct gp_session *s, int64_t t);
+/* Ready sessions: put s in the heap with ready time t (s not in it).  0;
+ * -1 when out of memory: s is then not in the heap. */
+int gp_sessions_push(struct gp_sessions *ss, struct gp_session *s, int64_t t);
 /* The ready session due first, or NULL; pop removes it. */
 static inline struct gp_session *gp_sessions_top(const struct gp_sessions *ss)
 {
@@ -136,8 +139,9 @@ enum gp_sess_next gp_session_done(const struct gp_sessions *ss, struct gp_sessio
  * its answer is then to be kept as received. */
 int gp_session_real(const struct gp_session *s, size_t k);
 /* Keep text[0..n) as the answer of the turn just sent, turn[s->next - 1]
- * (copied; replaces an earlier one).  Call before gp_session_done. */
-void gp_session_keep_answer(struct gp_session *s, const char *text, size_t n);
+ * (copied; replaces an earlier one).  Call before gp_session_done.  0; -1
+ * when out of memory: the turn keeps what it held. */
+int gp_session_keep_answer(struct gp_session *s, const char *text, size_t n);
 
 /* Mark every turn not yet sent as given up (s->next = nturns). */
 void gp_session_give_up(struct gp_session *s);
@@ -147,13 +151,14 @@ void gp_session_give_up(struct gp_session *s);
  * message, joined by single spaces (completions; block_tokens as in
  * gp_trace_synth_prompt).  Appended to b.  Returns its tokens as counted
  * from the trace (sum of input_tokens and of got_out over what it holds).
+ * -1 when out of memory: b then holds part of the prompt (release it).
  */
 long gp_session_prompt(const struct gp_session *s, size_t k, long block_tokens, struct gp_buf *b);
 /*
  * The same as chat messages: a new JSON array (the caller's reference) of
  * {"role":"user","content":…} and {"role":"assistant","content":…}; a turn
  * whose record carries messages contributes them as they are.  *tokens
- * gets the count as above.  NULL when out of memory.
+ * gets the count as above.  NULL when out of memory (errno ENOMEM).
  */
 json_t *gp_session_messages(const struct gp_session *s, size_t k, long block_tokens, long *tokens);
 

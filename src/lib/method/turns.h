@@ -12,17 +12,17 @@
  *              (an abandoned turn is a failed request, so a miss).
  *
  * Requests without a session are not counted here.  Ownership: the struct
- * owns its samples and its session map (gp_turns_release frees them);
- * session names are copied.  Out of memory exits (log.h's gp_x*, map.h).
+ * owns its samples and its session table (gp_turns_release frees them);
+ * session names are copied.  Nothing here exits: out of memory is -1 with
+ * errno ENOMEM, the struct still to be released.
  */
 #ifndef GP_TURNS_H
 #define GP_TURNS_H
 
 #include <stddef.h>
+#include <jansson.h>
 
 #include "method/good.h"
-
-struct gp_map;
 
 #define GP_TURNS_NB 3		/* turn 1, turn 2, turns 3+ */
 
@@ -30,7 +30,7 @@ struct gp_turns {
 	struct gp_tally t[GP_TURNS_NB];
 	double *ttft[GP_TURNS_NB];	/* TTFT samples, ms */
 	size_t nttft[GP_TURNS_NB], capttft[GP_TURNS_NB];
-	struct gp_map *sess;		/* session -> 1 all good so far, 2 a miss */
+	json_t *sess;			/* session -> 1 all good so far, 2 a miss */
 	long requests;			/* session requests counted */
 };
 
@@ -40,12 +40,14 @@ void gp_turns_release(struct gp_turns *t);
 int gp_turns_bucket(long turn);
 /* The bucket's name in records: "1", "2", "3+". */
 const char *gp_turns_name(int bucket);
-/* Count one request of session `session`, turn `turn` >= 1. */
-void gp_turns_add(struct gp_turns *t, const struct gp_slo *slo, const char *session, long turn,
-		  enum gp_outcome o, double ttft_ms, double tpot_ms);
+/* Count one request of session `session`, turn `turn` >= 1.  0; -1 when
+ * out of memory: t then holds part of the request (release it). */
+int gp_turns_add(struct gp_turns *t, const struct gp_slo *slo, const char *session, long turn,
+		 enum gp_outcome o, double ttft_ms, double tpot_ms);
 /* Add src's counts and samples to dst (sessions kept apart: different
- * runs' sessions are different sessions even under one id). */
-void gp_turns_merge(struct gp_turns *dst, const struct gp_turns *src);
+ * runs' sessions are different sessions even under one id).  0; -1 when
+ * out of memory: dst then holds part of src (release it). */
+int gp_turns_merge(struct gp_turns *dst, const struct gp_turns *src);
 /* Sessions seen, and of those, good ones (every turn good). */
 void gp_turns_sessions(const struct gp_turns *t, long *sessions, long *good);
 /* TTFT quantile p (type 7) of bucket b; NaN without samples.  Sorts the

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* trace — trace record validation and the deterministic prompt synthesizer. */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,7 +8,6 @@
 #include <string.h>
 
 #include "base/hash.h"
-#include "base/map.h"
 #include "io/json.h"
 #include "wire/trace.h"
 
@@ -175,23 +175,20 @@ void gp_trace_check_init(struct gp_trace_check *c)
 
 void gp_trace_check_release(struct gp_trace_check *c)
 {
-	gp_map_free(c->sessions);
+	json_decref(c->sessions);
 	gp_trace_check_init(c);
 }
 
 int gp_trace_check_rec(struct gp_trace_check *c, const struct gp_trace_rec *r, char *err,
 		       size_t errlen)
 {
-	size_t n, i;
+	json_t *v;
 	uint64_t last;
 
 	if (!r->session)
 		return 0;
-	if (!c->sessions)
-		c->sessions = gp_map_new();
-	n = gp_map_count(c->sessions);
-	i = gp_map_add(c->sessions, r->session);
-	last = i == n ? 0 : gp_map_u64(c->sessions, i);
+	v = c->sessions ? json_object_get(c->sessions, r->session) : NULL;
+	last = v ? (uint64_t)json_integer_value(v) : 0;
 	if ((uint64_t)r->turn != last + 1) {
 		if (last == 0)
 			snprintf(err, errlen, "field 'turn' is %ld but session '%.64s' starts here: "
@@ -205,9 +202,16 @@ int gp_trace_check_rec(struct gp_trace_check *c, const struct gp_trace_rec *r, c
 				 "a turn is missing", r->turn, r->session, (unsigned long long)last);
 		return -1;
 	}
-	gp_map_set_u64(c->sessions, i, (uint64_t)r->turn);
-	if (i == n)
+	if (v) {
+		json_integer_set(v, r->turn);
+	} else {
+		if ((!c->sessions && !(c->sessions = json_object())) ||
+		    json_object_set_new_nocheck(c->sessions, r->session, json_integer(r->turn))) {
+			errno = ENOMEM;
+			return -2;
+		}
 		c->nsessions++;
+	}
 	c->nturns++;
 	if (r->turn > c->max_turn)
 		c->max_turn = r->turn;

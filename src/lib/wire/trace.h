@@ -21,8 +21,6 @@
 #include <stdint.h>
 #include <jansson.h>
 
-struct gp_map;
-
 struct gp_trace_rec {
 	const char *id;		/* required, unique within a trace */
 	double t_s;		/* arrival offset, seconds from trace start (>= 0) */
@@ -62,7 +60,7 @@ void gp_trace_release(struct gp_trace_rec *r);
  * (gp_trace_check_release frees it); records are only read.
  */
 struct gp_trace_check {
-	struct gp_map *sessions;	/* session id -> last turn seen */
+	json_t *sessions;		/* session id -> last turn seen (a JSON integer) */
 	unsigned long nsessions;	/* distinct sessions */
 	unsigned long nturns;		/* records with a session */
 	long max_turn;			/* the longest session's turns */
@@ -71,7 +69,8 @@ struct gp_trace_check {
 void gp_trace_check_init(struct gp_trace_check *c);
 void gp_trace_check_release(struct gp_trace_check *c);
 /* 0, or -1 with a message in err ("field 'turn' is 3 but session 'c9' is
- * at turn 1: a turn is missing", ...).  Out of memory exits (map.h). */
+ * at turn 1: a turn is missing", ...); -2 when out of memory (errno ENOMEM,
+ * err untouched; the record is not counted, c still to be released). */
 int gp_trace_check_rec(struct gp_trace_check *c, const struct gp_trace_rec *r, char *err,
 		       size_t errlen);
 
