@@ -131,13 +131,3 @@ void gp_record_digest(const json_t *rec, const char *field, char out[GP_DIGEST_L
 	sha256_texts(&t, 1, out);
 	free(t);
 }
-
-int gp_digest_valid(const char *s)
-{
-	if (!s || strlen(s) != GP_DIGEST_LEN || strncmp(s, "sha256:", 7))
-		return 0;
-	for (int i = 7; i < GP_DIGEST_LEN; i++)
-		if (!strchr("0123456789abcdef", s[i]))
-			return 0;
-	return 1;
-}

@@ -45,7 +45,4 @@ void gp_run_digest_release(struct gp_run_digest *d);
  * self-digest, the same whether computed before writing or after reading. */
 void gp_record_digest(const json_t *rec, const char *field, char out[GP_DIGEST_LEN + 1]);
 
-/* 1 when s has the shape of a digest ("sha256:" + 64 lower-case hex). */
-int gp_digest_valid(const char *s);
-
 #endif
