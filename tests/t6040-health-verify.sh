@@ -24,6 +24,13 @@ test_expect_success 'health before and after a run: its health rules are checked
 	! jq -r "select(.type==\"discard\") | .reasons[]" v | grep -q "^vip_200\|^backend_health"
 '
 
+test_expect_success 'gp-health --for-run: every record of the round names the run; without it, null' '
+	gp-health --fleet fleet.json --for-run rr-10-1-c0ffee >hf &&
+	test "$(jq -r .for_run hf | sort -u)" = rr-10-1-c0ffee &&
+	test "$(jq -r .type hf | tail -n 1)" = health_summary &&
+	test "$(jq -r .for_run h1 | sort -u)" = null
+'
+
 test_expect_success 'without health records the same rules are not checked' '
 	gp-verify validity run >v;
 	runs v | grep -q "vip_200" && runs v | grep -q "backend_health"
