@@ -160,6 +160,20 @@ test_expect_success "[$AWK] a CV that does not match the per-rep recount fails t
 	test "$(st out)" = "denominator=ok conservation=ok units=ok recount=ok cv=fail interval=ok slo=ok validity=ok "
 '
 
+# The client's rules, the shards and the run ids are re-judged from the
+# run_ends too: records edited after the filter (the bindings refuse them as
+# well; here the awk check is shown on its own).
+test_expect_success "[$AWK] the client rules and the run ids are re-judged from the run_end" '
+	gp-verify validity "$R" | jq -c "if .type==\"run_end\" and .run==\"rr-r2\" then .capped_sends=3
+		elif .type==\"run_end\" and .run==\"rr-r3\" then .interrupted=true
+		elif .type==\"run_end\" and .run==\"cache-r1\" then .client_behind=true | .lateness_max_ms=300 | .achieved_rps=8
+		elif .type==\"request\" and .id==\"cache-r2-3\" then .run=\"cache-r2-other\" else . end" |
+		cat - "$A" | gp-verify publish -q --awk "$AWK" --fleet "$F" >out; test $? = 1 &&
+	test "$(jq -r "select(.type==\"integrity\" and .check==\"validity\") | .status" out)" = fail &&
+	detail out validity | grep -q "^4 of 10 runs break a validity rule" &&
+	detail out validity | grep -q "rr at 4 rps rep 2: capped_sends 3; rr at 4 rps rep 3: interrupted; cache at 4 rps rep 1: client_behind (lateness p99 0.2 ms, max 300 ms; gap 250 ms), achieved_rate 8 against 4; and 1 more"
+'
+
 test_expect_success "[$AWK] a per-rep interval that is not the recomputed one fails" '
 	jq -c "if .type==\"arm_summary\" and .arm==\"cache\" then .good_fraction_ci.lo -= 0.00001 else . end" "$A" >a &&
 	back "$R" a >out; test $? = 1 &&
