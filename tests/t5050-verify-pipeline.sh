@@ -69,8 +69,8 @@ test_expect_success 'live: 5 reps replayed against gp-sim pass every gate' '
 	gp-verify publish $WAIVE_DESIGN -q --fleet fleet.json --rep-cap 5 --allow-missing health,probe <a.ndjson >out;
 	test "$(jq -r "select(.type==\"integrity\") | .status" out | sort -u)" = ok &&
 	jq -c "select(.type==\"dual_proof\")" out | jq -e ".evidence==\"backend_prefix_cache\" and .decision_ok and .delivery_ok" &&
-	{ tail -n 1 out | jq -e ".publishable and (.allowed_missing | length) == 2
-		and (.reasons | map(select(startswith(\"allowed_missing: \"))) | length) == 2" ||
+	{ tail -n 1 out | jq -e ".publishable and (.allowed_missing | length) == 3
+		and (.reasons | map(select(startswith(\"allowed_missing: \"))) | length) == 3" ||
 	  { tail -n 1 out; false; }; }
 '
 # What it must show (issue 13): strict by default.  The live stream has no
