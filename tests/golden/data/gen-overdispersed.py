@@ -10,9 +10,11 @@
 # differ by far more than their binomial noise (CV 9.7 %, design effect about
 # 4.7 against the bound 3.1): a real fleet's run-to-run variance, which the
 # method must publish with a footnote, not refuse.  Standard library only;
-# the output is committed (run `python3 gen-overdispersed.py` here to rebuild).
+# with "-" it writes the NDJSON to stdout, which verify-redteam.test pipes
+# into gp-verify (a .gz is not committed: *.gz is ignored).
 import gzip
 import json
+import sys
 from datetime import datetime, timezone
 
 T0 = 1735689600  # 2025-01-01T00:00:00Z
@@ -59,6 +61,10 @@ for rep in range(1, len(GOOD) + 1):
                 "client_behind": False, "capped_sends": 0, "interrupted": False,
                 "lateness_p99_ms": 0.2, "lateness_max_ms": 0.9, "achieved_rps": RATE})
     out += health_round(start + N / RATE + 2, rid)
-with gzip.open("overdispersed.ndjson.gz", "wt") as f:
-    for r in out:
-        f.write(json.dumps(r, separators=(",", ":")) + "\n")
+if sys.argv[1:] == ["-"]:
+    f = sys.stdout
+else:
+    f = gzip.open("overdispersed.ndjson.gz", "wt")
+for r in out:
+    f.write(json.dumps(r, separators=(",", ":")) + "\n")
+f.close()
