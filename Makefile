@@ -23,7 +23,7 @@ WERROR  ?= -Werror
 PROVE_J ?= 2
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
-PKGS    := libcurl jansson libevent gsl zlib
+PKGS    := libcurl jansson libevent gsl zlib libcrypto
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 

@@ -41,7 +41,7 @@
 static const char usage[] =
 	"Usage: gp-health --fleet FILE [--arm NAME] [--timeout-s S] [--prompt-tokens N]\n"
 	"                 [--longest-prefill-s S] [--api-key-file FILE] [--cacert FILE]\n"
-	"                 [--insecure] [-q] [-o FILE] [--help] [--version]\n"
+	"                 [--insecure] [-q] [--for-run ID] [-o FILE] [--help] [--version]\n"
 	"\n"
 	"  -f, --fleet FILE       the fleet file (required)\n"
 	"  -a, --arm NAME         the arm the gateway runs now: when it routes by cache,\n"
@@ -54,6 +54,7 @@ static const char usage[] =
 	"      --api-key-file F   read the API key from F (else GP_API_KEY, OPENAI_API_KEY)\n"
 	"      --cacert FILE      https: verify certificates against this CA file\n"
 	"      --insecure         https: do not verify certificates or host names\n"
+	"      --for-run ID       the run this round is taken for (for_run in every record)\n"
 	"  -q, --quiet            no failed-check lines on stderr\n"
 	"  -o, --output FILE      write records to FILE\n"
 	"  -h, --help             this text;  --version  the version\n";
@@ -62,6 +63,7 @@ struct ctx {
 	struct gp_fleet fleet;
 	const char *fleet_path;
 	const struct gp_fleet_arm *arm;
+	const char *for_run;	/* --for-run, or NULL */
 	struct gp_out out;
 	int64_t t0;
 	long timeout_ms, prompt_tokens;
@@ -125,6 +127,7 @@ static void emit(const char *check, const char *target, const char *name, int ok
 	json_object_set_new(o, "at", json_string(gp_rfc3339(gp_wall_ns(), at, sizeof(at))));
 	gp_json_set_real(o, "t_s", gp_ns_to_s(gp_now_ns() - C.t0));
 	json_object_set_new(o, "arm", C.arm ? json_string(C.arm->name) : json_null());
+	json_object_set_new(o, "for_run", C.for_run ? json_string(C.for_run) : json_null());
 	json_object_set_new(o, "detail", json_string(detail ? detail : ""));
 	if (extra) {
 		json_object_update(o, extra);
@@ -508,7 +511,7 @@ static void check_kv(const struct gp_fleet_vip *v)
 
 static void parse_opts(int argc, char **argv, const char **output)
 {
-	enum { O_TIMEOUT = 256, O_PROMPT, O_KEYFILE, O_CACERT, O_INSECURE, O_VERSION, O_PREFILL };
+	enum { O_TIMEOUT = 256, O_PROMPT, O_KEYFILE, O_CACERT, O_INSECURE, O_FOR_RUN, O_VERSION, O_PREFILL };
 	static const struct option lo[] = {
 		{ "fleet", required_argument, NULL, 'f' },
 		{ "arm", required_argument, NULL, 'a' },
@@ -518,6 +521,7 @@ static void parse_opts(int argc, char **argv, const char **output)
 		{ "api-key-file", required_argument, NULL, O_KEYFILE },
 		{ "cacert", required_argument, NULL, O_CACERT },
 		{ "insecure", no_argument, NULL, O_INSECURE },
+		{ "for-run", required_argument, NULL, O_FOR_RUN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -545,6 +549,7 @@ static void parse_opts(int argc, char **argv, const char **output)
 		case O_KEYFILE: keyfile = optarg; break;
 		case O_CACERT: C.tls.cacert = optarg; break;
 		case O_INSECURE: C.tls.insecure = 1; break;
+		case O_FOR_RUN: C.for_run = optarg; break;
 		case 'q': C.quiet = 1; break;
 		case 'o': *output = optarg; break;
 		case 'h': gp_print_help(usage);
@@ -631,6 +636,7 @@ static void write_summary(void)
 
 	if (!s)
 		gp_die_nomem();
+	json_object_set_new(s, "for_run", C.for_run ? json_string(C.for_run) : json_null());
 	if (gp_out_json(&C.out, s))
 		gp_output_failed(&C.out);
 	json_decref(s);

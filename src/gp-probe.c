@@ -38,8 +38,8 @@ static const char usage[] =
 	"                [--prompt-tokens N] [--max-tokens N] [--concentrate-min X]\n"
 	"                [--spread-max X] [--min-busy N] [--max-failed X] [--timeout-s S]\n"
 	"                [--mode-timeout-s S] [--api-key-file FILE] [--cacert FILE]\n"
-	"                [--insecure] [--capacity FILE] [--run ID] [--progress] [-o FILE]\n"
-	"                [--help] [--version]\n"
+	"                [--insecure] [--capacity FILE] [--run ID] [--for-run ID] [--progress]\n"
+	"                [-o FILE] [--help] [--version]\n"
 	"\n"
 	"  -f, --fleet FILE        the fleet file (required)\n"
 	"  -a, --arm NAME          the arm to probe (required): its mode_cmd, mode_regex, expect\n"
@@ -63,12 +63,13 @@ static const char usage[] =
 	"      --cacert FILE       https: verify certificates against this CA file\n"
 	"      --insecure          https: do not verify certificates or host names\n"
 	"      --run ID            the probe's run id in its records (default probe-ARM-TIME)\n"
+	"      --for-run ID        the replay this probe is taken for (for_run in the probe record)\n"
 	"      --progress          progress on stderr (default: when stderr is a terminal)\n"
 	"  -o, --output FILE       write records to FILE\n"
 	"  -h, --help              this text;  --version  the version\n";
 
 struct opts {
-	const char *fleet_path, *arm, *expect, *vip, *run, *output, *keyfile, *capacity;
+	const char *fleet_path, *arm, *expect, *vip, *run, *for_run, *output, *keyfile, *capacity;
 	long requests, keys, concurrency, interval_ms, prompt_tokens, max_tokens;
 	long timeout_ms, mode_timeout_ms;
 	double max_failed;
@@ -456,6 +457,7 @@ static int verdict(int mode_ok, const char *evidence, int burst_ran)
 			 spread && P.cap ? "capacity-weighted " : "", spread ? sc : c);
 	json_object_set_new(o, "type", json_string("probe"));
 	json_object_set_new(o, "run", json_string(P.run));
+	json_object_set_new(o, "for_run", P.o.for_run ? json_string(P.o.for_run) : json_null());
 	json_object_set_new(o, "arm", json_string(P.arm->name));
 	json_object_set_new(o, "vip", json_string(P.vip->url));
 	json_object_set_new(o, "expect", json_string(P.o.expect));
@@ -503,7 +505,8 @@ static int verdict(int mode_ok, const char *evidence, int burst_ran)
 static void parse_opts(int argc, char **argv)
 {
 	enum { O_VIP = 256, O_CAPACITY, O_INTERVAL, O_PROMPT, O_MAXTOK, O_CMIN, O_SMAX, O_MINBUSY, O_MAXFAIL,
-	       O_TIMEOUT, O_MTIMEOUT, O_KEYFILE, O_CACERT, O_INSECURE, O_RUN, O_PROGRESS, O_VERSION };
+	       O_TIMEOUT, O_MTIMEOUT, O_KEYFILE, O_CACERT, O_INSECURE, O_RUN, O_FOR_RUN, O_PROGRESS,
+	       O_VERSION };
 	static const struct option lo[] = {
 		{ "fleet", required_argument, NULL, 'f' },
 		{ "arm", required_argument, NULL, 'a' },
@@ -526,6 +529,7 @@ static void parse_opts(int argc, char **argv)
 		{ "cacert", required_argument, NULL, O_CACERT },
 		{ "insecure", no_argument, NULL, O_INSECURE },
 		{ "run", required_argument, NULL, O_RUN },
+		{ "for-run", required_argument, NULL, O_FOR_RUN },
 		{ "progress", no_argument, NULL, O_PROGRESS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -577,6 +581,7 @@ static void parse_opts(int argc, char **argv)
 		case O_CACERT: o->tls.cacert = optarg; break;
 		case O_INSECURE: o->tls.insecure = 1; break;
 		case O_RUN: o->run = optarg; break;
+		case O_FOR_RUN: o->for_run = optarg; break;
 		case O_PROGRESS: o->progress = 1; break;
 		case 'o': o->output = optarg; break;
 		case 'h': gp_print_help(usage);

@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "wire/fleet.h"
 #include "wire/receipt.h"
+#include "method/binding.h"
 #include "method/design.h"
 #include "method/gate.h"
 #include "io/flat.h"
@@ -47,7 +48,7 @@
 #endif
 
 static const char usage[] =
-	"Usage: gp-verify validity [--strict] [-o FILE] [FILE...]\n"
+	"Usage: gp-verify validity [--strict] [--window-s W] [-o FILE] [FILE...]\n"
 	"       gp-verify publish [--min-reps N] [--max-cv X] [--rep-cap N] [--fleet FILE]\n"
 	"                         [--deadline-s S] [--min-tpot-ms X] [--miss-ratio X]\n"
 	"                         [--delivery-min-share X]\n"
@@ -67,6 +68,7 @@ static const char usage[] =
 	"\n"
 	"  --allow-missing LIST  publish without that evidence (health, probe,\n"
 	"                      dual_proof); the verdict's reasons say so\n"
+	"  --window-s W        validity: the evidence window around each run (default 60)\n"
 	"  --strict            a rule or check that could not be checked counts against\n"
 	"  --floor ARM         the floor arm of the design gates (default: gp-analyze's)\n"
 	"  --waive LIST        publish although these design gates failed (floor,\n"
@@ -232,15 +234,21 @@ static json_t *jstr_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
+static char *dup_or_null(const char *s)
+{
+	return s ? gp_xstrdup(s) : NULL;
+}
+
 /* ------------------------------------------------------------- validity */
 
 /* A run (its key is at the same index in validity.keys) and the evidence
  * the rules judge (validity.h). */
 struct vrun {
-	char *arm, *run_id;
+	char *arm, *run_id, *url, *other_id;	/* ev borrows url and other_id */
 	long long rep;
 	struct gp_run_evidence ev;
 	struct gp_run_verdict vd;
+	struct gp_run_digest dig;	/* its run_end records (binding.h) */
 };
 
 struct pending {			/* a run_end keyed by run alone */
@@ -261,6 +269,11 @@ struct validity {
 	size_t n_h, cap_h;
 	struct gp_health_round *rounds;
 	size_t n_rounds;
+	struct gp_probe_ev *probes;	/* strings owned here */
+	size_t n_probes, cap_probes;
+	struct gp_gateway_ev *gw;	/* strings owned here */
+	size_t n_gw, cap_gw;
+	double window_s;	/* --window-s */
 	size_t kept, dropped;
 	int strict;
 	FILE *spool;		/* the records, each with its tie */
@@ -294,6 +307,8 @@ static void vrun_note_id(struct validity *v, struct vrun *r, long idx, const cha
 		return;
 	if (!r->run_id)
 		r->run_id = gp_xstrdup(id);
+	else if (strcmp(r->run_id, id) && !r->other_id)
+		r->ev.other_id = r->other_id = gp_xstrdup(id);	/* the mixed_runs rule */
 	if (!gp_map_has(v->ids, id))
 		gp_map_put_u64(v->ids, id, (uint64_t)idx);
 }
@@ -319,17 +334,23 @@ static void add_health(struct validity *v, const json_t *o, const struct at *w, 
 	h->order = v->n_h;
 	h->at = need_time(o, "at", w);
 	h->at_text = gp_xstrdup(gp_need_str(o, "at", w->file, w->line));
+	h->for_run = dup_or_null(opt_str(o, "for_run", w));
 	if (summary) {
+		double t_s;
+
 		h->kind = GP_HEALTH_SUMMARY;
 		h->ok = 1;
+		if (opt_num(o, "t_s", w, &t_s) && t_s >= 0 && t_s < 1e9)
+			h->began = h->at - (int64_t)(t_s * 1e9);
 	} else {
 		const char *check = gp_need_str(o, "check", w->file, w->line);
 
 		h->kind = !strcmp(check, "vip_chat") ? GP_HEALTH_VIP :
-			  !strcmp(check, "backend_models") ? GP_HEALTH_BACKEND : GP_HEALTH_OTHER;
+			  !strcmp(check, "backend_models") ? GP_HEALTH_BACKEND :
+			  !strcmp(check, "kv_events") ? GP_HEALTH_KV : GP_HEALTH_OTHER;
 		/* The checks we judge must say ok; the others only mark rounds. */
 		h->ok = h->kind == GP_HEALTH_OTHER ? 1 : need_bool(o, "ok", w);
-		h->target = gp_xstrdup(opt_str(o, "target", w));
+		h->target = dup_or_null(opt_str(o, "target", w));
 	}
 	v->n_h++;
 }
@@ -414,12 +435,15 @@ static int opt_time(const json_t *o, const char *key, const struct at *w, int64_
 	return 1;
 }
 
-/* What a run header says: the schedule and the start. */
-static void note_header(struct gp_run_evidence *e, const json_t *o, const struct at *w)
+/* What a run header says: the schedule, the start and the VIP's URL. */
+static void note_header(struct vrun *r, const json_t *o, const struct at *w)
 {
-	const char *sched;
+	struct gp_run_evidence *e = &r->ev;
+	const char *sched, *url = opt_str(o, "url", w);
 	int64_t t;
 
+	if (url && !r->url)
+		e->url = r->url = gp_xstrdup(url);
 	note_shard(e, o, w, 0);
 	if (gp_json_str(o, "schedule", &sched) == 0 && !strcmp(sched, "poisson"))
 		e->poisson = 1;
@@ -470,6 +494,14 @@ static void note_trailer(struct gp_run_evidence *e, const json_t *o, const struc
 	}
 }
 
+/* A run_end: its evidence, and its text for the run's digest. */
+static void vrun_trailer(struct vrun *r, const json_t *o, const struct at *w)
+{
+	note_trailer(&r->ev, o, w);
+	if (gp_run_digest_add(&r->dig, o))
+		gp_die_nomem();
+}
+
 static void note_run(struct validity *v, const json_t *o, const struct at *w, int trailer,
 		     long *idx)
 {
@@ -494,9 +526,9 @@ static void note_run(struct validity *v, const json_t *o, const struct at *w, in
 	free(key);
 	vrun_note_id(v, r, *idx, opt_str(o, "run", w));
 	if (trailer)
-		note_trailer(&r->ev, o, w);
+		vrun_trailer(r, o, w);
 	else
-		note_header(&r->ev, o, w);
+		note_header(r, o, w);
 }
 
 /* A gp-replay metrics snapshot (phase before or after) that carries gp-sim's
@@ -548,13 +580,51 @@ static void resolve_pending(struct validity *v)
 			gp_die_at(GP_EXIT_DATAERR, q->file, q->line, "field 'arm' is missing and run '%s' "
 				  "has no run header or request records to take it from", q->id);
 		} else {
-			note_trailer(&v->runs[idx].ev, q->o, &w);
+			vrun_trailer(&v->runs[idx], q->o, &w);
 		}
 		json_decref(q->o);
 		free(q->id);
 		free(q->file);
 	}
 	free(v->pending);
+}
+
+/* A probe record: evidence for the runs of its arm (validity.h); one
+ * without `at` cannot be placed and covers nothing. */
+static void add_probe(struct validity *v, const json_t *o, const struct at *w)
+{
+	struct gp_probe_ev *p;
+	int conf = 0, eng = 0;
+
+	GP_XGROW0(v->probes, v->n_probes, v->cap_probes, 16);
+	p = &v->probes[v->n_probes++];
+	p->arm = gp_xstrdup(gp_need_str(o, "arm", w->file, w->line));
+	p->vip = dup_or_null(opt_str(o, "vip", w));
+	p->run = dup_or_null(opt_str(o, "run", w));
+	p->for_run = dup_or_null(opt_str(o, "for_run", w));
+	p->reason = dup_or_null(opt_str(o, "reason", w));
+	gp_json_bool(o, "mode_confirmed", &conf);
+	gp_json_bool(o, "engaged", &eng);
+	p->ok = conf && eng;
+	if (opt_time(o, "at", w, &p->at)) {
+		p->at_text = gp_xstrdup(gp_need_str(o, "at", w->file, w->line));
+	} else {
+		p->at = INT64_MIN;	/* never in a window */
+		p->at_text = gp_xstrdup("(no time)");
+	}
+}
+
+/* A gateway record (the campaign's): one recreation, its generation. */
+static void add_gateway(struct validity *v, const json_t *o, const struct at *w)
+{
+	struct gp_gateway_ev *g;
+
+	GP_XGROW0(v->gw, v->n_gw, v->cap_gw, 16);
+	g = &v->gw[v->n_gw++];
+	g->arm = gp_xstrdup(gp_need_str(o, "arm", w->file, w->line));
+	g->up_at = need_time(o, "up_at", w);
+	g->at_text = gp_xstrdup(gp_need_str(o, "up_at", w->file, w->line));
+	g->generation = dup_or_null(opt_str(o, "generation", w));
 }
 
 /* Note one record's evidence; returns its run index, or -1 when it has none. */
@@ -575,6 +645,10 @@ static long validity_note(struct validity *v, const json_t *o, const struct at *
 		add_health(v, o, w, 1);
 	else if (!strcmp(type, "metrics"))
 		pend_metrics(v, o, w);
+	else if (!strcmp(type, "probe"))
+		add_probe(v, o, w);
+	else if (!strcmp(type, "gateway"))
+		add_gateway(v, o, w);
 	return idx;
 }
 
@@ -695,12 +769,18 @@ static void validity_read(struct validity *v, char **files, int n_files)
 /* Decide: judge every run by the rules (validity.h). */
 static void validity_decide(struct validity *v)
 {
+	struct gp_window w;
+
 	if (gp_validity_rounds(v->h, v->n_h, &v->rounds, &v->n_rounds))
 		gp_die_nomem();
+	w = (struct gp_window){ v->h, v->n_h, v->rounds, v->n_rounds, v->probes, v->n_probes,
+				v->gw, v->n_gw, (int64_t)(v->window_s * 1e9) };
 	for (size_t i = 0; i < v->n_runs; i++) {
 		struct vrun *r = &v->runs[i];
 
-		if (gp_validity_judge(&r->ev, v->h, v->n_h, v->rounds, v->n_rounds, v->strict, &r->vd))
+		r->ev.arm = r->arm;
+		r->ev.run_id = r->run_id;
+		if (gp_validity_judge(&r->ev, &w, v->strict, &r->vd))
 			gp_die_nomem();
 		if (r->vd.discarded)
 			v->dropped++;
@@ -737,6 +817,30 @@ static void emit_kept(struct validity *v, FILE *spool, struct gp_out *out)
 	free(line);
 }
 
+/* The rounds and probes that covered no run: reported, they cover nothing. */
+static json_t *untied_evidence(const struct validity *v)
+{
+	json_t *rounds = json_array(), *probes = json_array();
+
+	for (size_t i = 0; i < v->n_rounds; i++) {
+		const struct gp_health_round *r = &v->rounds[i];
+
+		if (!r->used)
+			json_array_append_new(rounds, json_pack("{s:s, s:s, s:o, s:o}", "start", r->start_text,
+						      "end", r->end_text, "for_run", jstr_or_null(r->for_run),
+						      "vip", jstr_or_null(r->vip)));
+	}
+	for (size_t i = 0; i < v->n_probes; i++) {
+		const struct gp_probe_ev *q = &v->probes[i];
+
+		if (!q->used && q->ok)
+			json_array_append_new(probes, json_pack("{s:o, s:s, s:s, s:o}", "run", jstr_or_null(q->run),
+						      "arm", q->arm, "at", q->at_text,
+						      "for_run", jstr_or_null(q->for_run)));
+	}
+	return json_pack("{s:o, s:o}", "rounds", rounds, "probes", probes);
+}
+
 static json_t *run_ident(const struct vrun *r, const char *type)
 {
 	return json_pack("{s:s, s:s, s:o, s:I, s:o}", "type", type, "arm", r->arm,
@@ -767,6 +871,14 @@ static void emit_verdicts(struct validity *v, struct gp_out *out)
 		json_object_set_new(rec, "not_checked", nc);
 		json_object_set(rec, "flags", r->vd.flags);
 		gp_json_set_real(rec, "achieved_rps", r->ev.have_achieved ? r->ev.achieved : NAN);
+		{
+			char dg[GP_DIGEST_LEN + 1];
+
+			if (gp_run_digest_hex(&r->dig, dg))
+				gp_die_nomem();
+			json_object_set_new(rec, "run_end_digest", json_string(dg));
+			json_object_set_new(rec, "run_ends", json_integer((json_int_t)r->dig.n));
+		}
 		json_array_append_new(runs, rec);
 	}
 	for (int k = 0; k < GP_N_RULES; k++) {
@@ -781,9 +893,18 @@ static void emit_verdicts(struct validity *v, struct gp_out *out)
 						       "not_checked_runs", (json_int_t)nc,
 						       "discarded", (json_int_t)hit));
 	}
-	out_record(out, json_pack("{s:s, s:I, s:I, s:o, s:o, s:b}", "type", "validity",
-				  "kept", (json_int_t)v->kept, "discarded", (json_int_t)v->dropped,
-				  "runs", runs, "rules", rules, "strict", v->strict));
+	rec = json_pack("{s:s, s:I, s:I, s:o, s:o, s:b, s:f, s:o}", "type", "validity",
+			"kept", (json_int_t)v->kept, "discarded", (json_int_t)v->dropped,
+			"runs", runs, "rules", rules, "strict", v->strict, "window_s", v->window_s,
+			"untied", untied_evidence(v));
+	{
+		char dg[GP_DIGEST_LEN + 1];
+
+		if (gp_record_digest(rec, "digest", dg))
+			gp_die_nomem();
+		json_object_set_new(rec, "digest", json_string(dg));
+	}
+	out_record(out, rec);
 }
 
 static void validity_release(struct validity *v)
@@ -792,13 +913,34 @@ static void validity_release(struct validity *v)
 	for (size_t i = 0; i < v->n_runs; i++) {
 		free(v->runs[i].arm);
 		free(v->runs[i].run_id);
+		free(v->runs[i].url);
+		free(v->runs[i].other_id);
 		gp_run_evidence_release(&v->runs[i].ev);
 		gp_run_verdict_release(&v->runs[i].vd);
+		gp_run_digest_release(&v->runs[i].dig);
 	}
 	for (size_t i = 0; i < v->n_h; i++) {
 		free((char *)v->h[i].target);
 		free((char *)v->h[i].at_text);
+		free((char *)v->h[i].for_run);
 	}
+	for (size_t i = 0; i < v->n_probes; i++) {
+		struct gp_probe_ev *q = &v->probes[i];
+
+		free((char *)q->arm);
+		free((char *)q->vip);
+		free((char *)q->run);
+		free((char *)q->for_run);
+		free((char *)q->at_text);
+		free((char *)q->reason);
+	}
+	for (size_t i = 0; i < v->n_gw; i++) {
+		free((char *)v->gw[i].arm);
+		free((char *)v->gw[i].at_text);
+		free((char *)v->gw[i].generation);
+	}
+	free(v->probes);
+	free(v->gw);
 	free(v->runs);
 	free(v->h);
 	free(v->rounds);
@@ -811,12 +953,13 @@ static int cmd_validity(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "strict", no_argument, NULL, 's' },
+		{ "window-s", required_argument, NULL, 'w' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct validity v = { .last_idx = -1 };
+	struct validity v = { .last_idx = -1, .window_s = GP_WINDOW_S };
 	struct gp_out out;
 	const char *output = NULL;
 	int c;
@@ -824,6 +967,7 @@ static int cmd_validity(int argc, char **argv)
 	while ((c = gp_getopt(argc, argv, "o:h", opts)) != -1) {
 		switch (c) {
 		case 's': v.strict = 1; break;
+		case 'w': v.window_s = gp_opt_double("--window-s", optarg, 0, 1e6); break;
 		case 'o': output = optarg; break;
 		case 'h': gp_print_help(usage);
 		case 'V': gp_print_version();
@@ -885,6 +1029,11 @@ struct prun {
 	long requests;
 	double attempted;
 	int have_attempted;
+	int replay;		/* a run header, request or run_end names it: a replay */
+	int have_key;		/* rate and rep (its first run-keyed record's) */
+	double rate;
+	long long rep;
+	struct gp_run_digest dig;	/* its run_end records (binding.h) */
 };
 
 struct parm {
@@ -902,6 +1051,10 @@ struct publish {
 	struct gp_receipt_fmt rfmt;	/* the fleet's receipt_regex, or the built-in shapes */
 	const char *metric[N_METRICS];
 	json_t *validity;	/* the last validity record, or NULL */
+	long n_validity;	/* validity records read */
+	long n_unbound;		/* request/run/run_end records without a run id */
+	struct at first_unbound;
+	char *unbound_file;
 	json_t *summaries;	/* arm_summary records, in order */
 	json_t *floors;		/* noise_floor records */
 	long n_slo, n_goodfrac, n_requests;
@@ -1035,6 +1188,34 @@ static int judge_receipt(const struct publish *p, const json_t *o, const char *r
 	return gp_delivery_judge(&p->fleet, split, pb, db);
 }
 
+/* A run header, request or run_end: the replay its run id names, for the
+ * bindings (a record without a run id cannot be bound and is counted). */
+static long note_replay(struct publish *p, const json_t *o, const struct at *w)
+{
+	const char *run = opt_str(o, "run", w), *arm = opt_str(o, "arm", w);
+	double rate;
+	long long rep;
+	long i;
+
+	if (!run) {
+		if (!p->n_unbound++) {
+			p->unbound_file = gp_xstrdup(w->file);
+			p->first_unbound = (struct at){ p->unbound_file, w->line };
+		}
+		return -1;
+	}
+	i = prun_get(p, run);
+	p->runs[i].replay = 1;
+	if (arm && !p->runs[i].arm)
+		p->runs[i].arm = gp_xstrdup(arm);
+	if (!p->runs[i].have_key && arm && opt_num(o, "rate_rps", w, &rate) && opt_int(o, "rep", w, &rep)) {
+		p->runs[i].have_key = 1;
+		p->runs[i].rate = rate;
+		p->runs[i].rep = rep;
+	}
+	return i;
+}
+
 static void note_publish_record(struct publish *p, const json_t *o, const struct at *w)
 {
 	const char *type = gp_json_type(o);
@@ -1043,6 +1224,12 @@ static void note_publish_record(struct publish *p, const json_t *o, const struct
 	if (gp_design_note(p->design, o, err, sizeof(err)))
 		gp_die_at(GP_EXIT_DATAERR, w->file, w->line, "%s", err);
 
+	if (!strcmp(type, "request") || !strcmp(type, "run") || !strcmp(type, "run_end")) {
+		long i = note_replay(p, o, w);
+
+		if (i >= 0 && !strcmp(type, "run_end") && gp_run_digest_add(&p->runs[i].dig, o))
+			gp_die_nomem();
+	}
 	if (!strcmp(type, "request")) {
 		const char *arm = gp_need_str(o, "arm", w->file, w->line);
 		const char *outcome = gp_need_str(o, "outcome", w->file, w->line);
@@ -1077,6 +1264,7 @@ static void note_publish_record(struct publish *p, const json_t *o, const struct
 	} else if (!strcmp(type, "metrics")) {
 		note_metrics(p, o, w);
 	} else if (!strcmp(type, "validity")) {
+		p->n_validity++;
 		json_decref(p->validity);
 		p->validity = json_incref((json_t *)o);
 	} else if (!strcmp(type, "arm_summary")) {
@@ -1091,25 +1279,25 @@ static void note_publish_record(struct publish *p, const json_t *o, const struct
 		json_decref(p->slo);
 		p->slo = json_incref((json_t *)o);
 	} else if (!strcmp(type, "probe")) {
-		const char *arm = gp_need_str(o, "arm", w->file, w->line), *run = opt_str(o, "run", w);
-		long long n;
-
+		/* A probe proves the mode (phase 2), never a replay's decision:
+		 * its snapshots are not a replay's (note_replay). */
+		gp_need_str(o, "arm", w->file, w->line);
 		json_array_append(p->probes, (json_t *)o);
-		/* A probe's snapshots are a run with no request records and no
-		 * run_end: its burst's requests are that run's attempted count. */
-		if (run && opt_int(o, "requests", w, &n)) {
-			long i = prun_get(p, run);
-
-			p->runs[i].attempted += (double)n;
-			p->runs[i].have_attempted = 1;
-			if (!p->runs[i].arm)
-				p->runs[i].arm = gp_xstrdup(arm);
-		}
 	} else if (!strcmp(type, "knee")) {
 		json_array_append(p->knees, (json_t *)o);
 	} else if (!strcmp(type, "goodfrac")) {
 		p->n_goodfrac++;
 	}
+}
+
+/* The validity record's window W (s), for the messages. */
+static double validity_window(const struct publish *p)
+{
+	double w = GP_WINDOW_S;
+
+	if (p->validity)
+		gp_json_num(p->validity, "window_s", &w);
+	return w;
 }
 
 static void because(struct publish *p, char *text)
@@ -1357,6 +1545,7 @@ static const struct check_out scripts[] = {
 	{ "recount.awk", { "recount", NULL } },
 	{ "interval.awk", { "cv", "interval", NULL } },
 	{ "slo.awk", { "slo", NULL } },
+	{ "validity.awk", { "validity", NULL } },
 };
 
 static void integrity_record(struct publish *p, struct gp_out *out, const char *check,
@@ -1465,6 +1654,10 @@ flat_done:
 				if (!t2)
 					continue;
 				*t1 = *t2 = 0;
+				if (!strcmp(ln, "footnote")) {	/* information, never a failure */
+					json_array_append_new(p->footnotes, json_string(t2 + 1));
+					continue;
+				}
 				for (int k = 0; scripts[s].checks[k]; k++)
 					if (!strcmp(ln, scripts[s].checks[k]))
 						seen[k] = 1;
@@ -1518,9 +1711,10 @@ static struct gp_proof_run *arm_runs(const struct publish *p, const char *arm, s
 	for (size_t r = 0; r < p->n_runs; r++) {
 		struct gp_proof_run *x;
 
-		if (!p->runs[r].arm || strcmp(p->runs[r].arm, arm))
+		if (!p->runs[r].replay || !p->runs[r].arm || strcmp(p->runs[r].arm, arm))
 			continue;
 		x = &v[(*n)++];
+		x->id = p->runs[r].id;
 		x->hit = run_delta(p, (long)r, mh, &x->have_hit);
 		x->miss = run_delta(p, (long)r, M_MISS, &x->have_miss);
 		x->query = run_delta(p, (long)r, M_VQUERY, &x->have_query);
@@ -1545,7 +1739,7 @@ static void arm_proofs(struct publish *p, const struct parm *arm, struct gp_proo
 	struct gp_proof_run *runs;
 	size_t n;
 
-	*dec = *del = (struct gp_proof){ GP_PROOF_UNKNOWN, "not_checked", NULL };
+	*dec = *del = (struct gp_proof){ .ok = GP_PROOF_UNKNOWN, .evidence = "not_checked" };
 	if (!p->have_fleet) {
 		dec->detail = gp_xstrdup("no --fleet file");
 		del->detail = gp_xstrdup("no --fleet file");
@@ -1586,49 +1780,96 @@ static void dual_proof(struct publish *p, struct gp_out *out)
 		if (dnc)
 			missing(p, EV_DUAL, gp_xasprintf("arm %s: decision not checked: %s", arm->name,
 							 dec.detail));
+		else if (dec.unscraped)
+			missing(p, EV_DUAL, gp_xasprintf("arm %s: decision not checked for %ld of %ld "
+							 "replays (no before/after scrapes of their own: %s)",
+							 arm->name, dec.unscraped, dec.replays,
+							 dec.not_scraped));
 		if (lnc)
 			missing(p, EV_DUAL, gp_xasprintf("arm %s: delivery not checked: %s", arm->name,
 							 del.detail));
 		detail = gp_xasprintf("decision: %s; delivery: %s", dec.detail, del.detail);
-		out_record(out, json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s}",
+		out_record(out, json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:I, s:o, s:o}",
 					  "type", "dual_proof", "arm", arm->name,
 					  "decision_ok", proof_json(dec.ok), "delivery_ok", proof_json(del.ok),
 					  "evidence", dec.evidence, "delivery_evidence", del.evidence,
-					  "detail", detail));
+					  "detail", detail, "replays", (json_int_t)dec.replays,
+					  "not_moved", jstr_or_null(dec.not_moved),
+					  "not_scraped", jstr_or_null(dec.not_scraped)));
 		free(detail);
-		free(dec.detail);
-		free(del.detail);
+		gp_proof_release(&dec);
+		gp_proof_release(&del);
 	}
 }
 
 /* --- the verdict */
 
-/* Phase 0 evidence: the validity filter judged every run against health records. */
-static void health_evidence(struct publish *p)
+/* The rule is evidence from outside the run (health, probe): publish asks
+ * for it as evidence (missing unless --allow-missing), --strict or not. */
+static int evidence_rule(const char *rule, int *ev)
 {
-	size_t i;
-	json_t *r;
-	char *none = NULL;
+	static const char *const health[] = { "vip_200", "backend_health", "kv_events" };
+	static const char *const probe[] = { "probe", "gateway" };
+
+	for (size_t i = 0; rule && i < sizeof(health) / sizeof(health[0]); i++)
+		if (!strcmp(rule, health[i]))
+			return *ev = EV_HEALTH, 1;
+	for (size_t i = 0; rule && i < sizeof(probe) / sizeof(probe[0]); i++)
+		if (!strcmp(rule, probe[i]))
+			return *ev = EV_PROBE, 1;
+	return 0;
+}
+
+/* Phases 0 and 2 evidence, run by run: the validity filter found health
+ * rounds around each kept run and a probe of its arm before it, after the
+ * gateway's last recreation (validity.h, struct gp_window). */
+static void window_evidence(struct publish *p)
+{
+	char *none[N_EV] = { NULL };
+	long nruns[N_EV] = { 0 }, kept = 0;
+	const char *first[N_EV] = { NULL };
+	size_t i, k;
+	json_t *r, *rule;
 
 	if (!p->validity)
 		return;		/* the validity gate says so */
-	json_array_foreach(json_object_get(p->validity, "rules"), i, r) {
-		const char *rule = json_string_value(json_object_get(r, "rule"));
-		const char *st = json_string_value(json_object_get(r, "status"));
+	json_array_foreach(json_object_get(p->validity, "runs"), i, r) {
+		const char *verdict = json_string_value(json_object_get(r, "verdict"));
+		int seen[N_EV] = { 0 };
 
-		if (!rule || (strcmp(rule, "vip_200") && strcmp(rule, "backend_health")))
+		if (!verdict || strcmp(verdict, "kept"))
 			continue;
-		if (!st || strcmp(st, "checked")) {
-			char *t = gp_xasprintf("%s%s%s", none ? none : "", none ? ", " : "", rule);
+		kept++;
+		json_array_foreach(json_object_get(r, "not_checked"), k, rule) {
+			const char *name = json_string_value(rule);
+			int ev;
 
-			free(none);
-			none = t;
+			if (!evidence_rule(name, &ev))
+				continue;
+			if (!strstr(none[ev] ? none[ev] : "", name)) {
+				char *t = gp_xasprintf("%s%s%s", none[ev] ? none[ev] : "", none[ev] ? ", " : "",
+						       name);
+
+				free(none[ev]);
+				none[ev] = t;
+			}
+			if (!seen[ev]++ && !nruns[ev]++)
+				first[ev] = json_string_value(json_object_get(r, "run"));
 		}
 	}
-	if (none)
-		missing(p, EV_HEALTH, gp_xasprintf("no health records cover the runs (%s not checked; "
-						"run gp-health before and after each run)", none));
-	free(none);
+	if (none[EV_HEALTH])
+		missing(p, EV_HEALTH, gp_xasprintf("%ld of %ld runs have no health round against their VIP "
+						"ended at most %g s before and one begun at most %g s "
+						"after (%s not checked; first: run %s)", nruns[EV_HEALTH],
+						kept, validity_window(p), validity_window(p),
+						none[EV_HEALTH], first[EV_HEALTH] ? first[EV_HEALTH] : "?"));
+	if (none[EV_PROBE])
+		missing(p, EV_PROBE, gp_xasprintf("%ld of %ld runs have no probe of their arm that ended "
+					       "after the gateway's last recreation and before the run "
+					       "(%s not checked; first: run %s)", nruns[EV_PROBE], kept,
+					       none[EV_PROBE], first[EV_PROBE] ? first[EV_PROBE] : "?"));
+	free(none[EV_HEALTH]);
+	free(none[EV_PROBE]);
 }
 
 /* Phase 2 evidence: a probe record that confirmed the mode of every arm. */
@@ -1767,9 +2008,11 @@ static void validity_gate(struct publish *p)
 		const char *st = json_string_value(json_object_get(r, "status"));
 		const char *rule = json_string_value(json_object_get(r, "rule"));
 
-		/* The health rules are the health evidence: missing unless
-		 * --allow-missing health (health_evidence), --strict or not. */
-		if (rule && (!strcmp(rule, "vip_200") || !strcmp(rule, "backend_health")))
+		/* The health and probe rules are evidence: missing unless
+		 * --allow-missing (window_evidence), --strict or not. */
+		int ev;
+
+		if (evidence_rule(rule, &ev))
 			continue;
 		if (st && strcmp(st, "checked")) {
 			p->not_checked = 1;
@@ -1777,6 +2020,148 @@ static void validity_gate(struct publish *p)
 				because(p, gp_xasprintf("validity: rule %s not checked (--strict)", rule));
 		}
 	}
+}
+
+/* --- bindings: the validity record judged exactly the runs in the input */
+
+/* A list of run names for one binding reason: the first 3, then a count. */
+struct names {
+	long n;
+	char *text;
+};
+
+static void names_add(struct names *l, char *name)
+{
+	if (++l->n <= 3) {
+		char *t = l->text ? gp_xasprintf("%s; %s", l->text, name) : gp_xstrdup(name);
+
+		free(l->text);
+		l->text = t;
+	}
+	free(name);
+}
+
+static void names_reason(struct publish *p, struct names *l, const char *what)
+{
+	if (l->n)
+		because(p, gp_xasprintf("binding: %ld %s: %s%s", l->n, what, l->text,
+				     l->n > 3 ? "; ..." : ""));
+	free(l->text);
+}
+
+/* "ID (arm A, R rps, rep N)" of an input run. */
+static char *run_name(const struct prun *r)
+{
+	if (!r->have_key)
+		return gp_xasprintf("%s (arm %s)", r->id, r->arm ? r->arm : "?");
+	return gp_xasprintf("%s (arm %s, %g rps, rep %lld)", r->id, r->arm ? r->arm : "?", r->rate,
+			    r->rep);
+}
+
+/* The validity record is whole: one, and its digest is its content's. */
+static int validity_intact(struct publish *p)
+{
+	char dg[GP_DIGEST_LEN + 1];
+	const char *have = NULL;
+
+	if (p->n_validity > 1)
+		because(p, gp_xasprintf("binding: %ld validity records in the input (the evidence is one "
+				     "gp-verify validity pass over every run)", p->n_validity));
+	gp_json_str(p->validity, "digest", &have);
+	if (gp_record_digest(p->validity, "digest", dg))
+		gp_die_nomem();
+	if (!have || strcmp(have, dg)) {
+		because(p, gp_xasprintf("binding: the validity record's digest %s is not that of its "
+				     "content (%s): edited, truncated or foreign", have ? have : "(none)",
+				     dg));
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Every run in the input has a kept verdict in the validity record with the
+ * digest of its run_end records; every run the record kept is in the input;
+ * no (arm, rate, rep) is two runs.  gp-verify(1), "Bindings".
+ */
+static void binding_gate(struct publish *p)
+{
+	struct names none = { 0 }, dropped = { 0 }, differ = { 0 }, absent = { 0 }, twice = { 0 };
+	struct gp_map *judged, *keys;
+	json_t *vruns, *e;
+	size_t i;
+
+	if (!p->validity)
+		return;		/* the validity gate says so */
+	if (p->n_unbound)
+		because(p, gp_xasprintf("binding: %ld request, run or run_end records carry no run id "
+				     "(first: %s:%lu): they cannot be bound to a verdict", p->n_unbound,
+				     p->first_unbound.file, p->first_unbound.line));
+	if (!validity_intact(p))
+		return;
+	vruns = json_object_get(p->validity, "runs");
+	judged = gp_map_new();
+	json_array_foreach(vruns, i, e) {
+		const char *id = json_string_value(json_object_get(e, "run"));
+
+		if (id)
+			gp_map_put_u64(judged, id, (uint64_t)i);
+	}
+	keys = gp_map_new();
+	for (size_t r = 0; r < p->n_runs; r++) {
+		struct prun *x = &p->runs[r];
+		const char *verdict = NULL, *want = NULL;
+		char dg[GP_DIGEST_LEN + 1];
+		uint64_t j;
+
+		if (!x->replay)
+			continue;
+		if (x->have_key) {
+			char *k = run_key(x->arm ? x->arm : "", x->rate, x->rep);
+			uint64_t first;
+
+			if (gp_map_get_u64(keys, k, &first))
+				names_add(&twice, gp_xasprintf("rep %lld of arm %s at %g rps is %s and %s",
+							       x->rep, x->arm, x->rate,
+							       p->runs[first].id, x->id));
+			else
+				gp_map_put_u64(keys, k, (uint64_t)r);
+			free(k);
+		}
+		if (!gp_map_get_u64(judged, x->id, &j)) {
+			names_add(&none, run_name(x));
+			continue;
+		}
+		e = json_array_get(vruns, j);
+		gp_json_str(e, "verdict", &verdict);
+		gp_json_str(e, "run_end_digest", &want);
+		if (!verdict || strcmp(verdict, "kept")) {
+			names_add(&dropped, run_name(x));
+			continue;
+		}
+		if (gp_run_digest_hex(&x->dig, dg))
+			gp_die_nomem();
+		if (!want || strcmp(want, dg))
+			names_add(&differ, gp_xasprintf("%s: %.19s... here, %.19s%s in the validity record",
+							x->id, dg, want ? want : "(none)",
+							want && strlen(want) > 19 ? "..." : ""));
+	}
+	json_array_foreach(vruns, i, e) {
+		const char *id = json_string_value(json_object_get(e, "run"));
+		const char *verdict = json_string_value(json_object_get(e, "verdict"));
+		uint64_t j;
+
+		if (id && verdict && !strcmp(verdict, "kept") &&
+		    !(gp_map_get_u64(p->run_ids, id, &j) && p->runs[j].replay))
+			names_add(&absent, gp_xstrdup(id));
+	}
+	names_reason(p, &none, "runs in the input have no verdict in the validity record");
+	names_reason(p, &dropped, "runs in the input were discarded by the validity filter");
+	names_reason(p, &differ, "runs' run_end records differ from those the validity record judged");
+	names_reason(p, &absent, "runs the validity record kept are absent from the input");
+	names_reason(p, &twice, "(arm, rate, rep) cells hold two runs");
+	gp_map_free(judged);
+	gp_map_free(keys);
 }
 
 static void table(struct publish *p, int publishable)
@@ -1998,11 +2383,12 @@ static int publish_gates(struct publish *p, struct gp_out *out, const char *reco
 	int publishable;
 
 	validity_gate(p);
+	binding_gate(p);
 	stability(p, out);
 	floor_checks(p, out);
 	integrity(p, out, records_path);
 	dual_proof(p, out);
-	health_evidence(p);
+	window_evidence(p);
 	probe_evidence(p);
 	knee_checks(p);
 	design_gates(p, out);
@@ -2030,7 +2416,9 @@ static void publish_release(struct publish *p)
 	for (size_t i = 0; i < p->n_runs; i++) {
 		free(p->runs[i].id);
 		free(p->runs[i].arm);
+		gp_run_digest_release(&p->runs[i].dig);
 	}
+	free(p->unbound_file);
 	for (size_t i = 0; i < p->n_arms; i++)
 		free(p->arms[i].name);
 	for (size_t i = 0; i < p->n_snaps; i++)

@@ -87,7 +87,9 @@ test_expect_success 'the client deadline (error timeout) is not a backend timeou
 
 # Health rounds: the fixture has one 5 s before every run and one after the
 # last.  Run k (1..10) spans T0+60k .. T0+60k+50 s; T0 = 2025-01-01T00:00:00Z.
-# The window of run k: from the round at 60k-5 to the round at 60(k+1)-5.
+# The window of run k is W s either side (--window-s, default 60): a round
+# that ended at most W s before its start and one that began at most W s
+# after its end cover it; a failed check anywhere inside discards it.
 round() { # at-seconds-after-T0 vip-ok backend-ok
 	t=$(date -u -d "@$((1735689600 + $1))" +%Y-%m-%dT%H:%M:%SZ)
 	printf "{\"type\":\"health\",\"check\":\"vip_chat\",\"target\":\"http://127.0.0.1:8080\",\"ok\":%s,\"at\":\"%s\"}\n" "$2" "$t"
@@ -95,9 +97,9 @@ round() { # at-seconds-after-T0 vip-ok backend-ok
 	printf "{\"type\":\"health_summary\",\"ready\":false,\"at\":\"%s\"}\n" "$t"
 }
 
-test_expect_success 'a VIP failing 200 in a round during a run discards that run only' '
+test_expect_success 'a VIP failing 200 in a round during a run discards that run only (W 10 s)' '
 	{ cat "$R"; round 190 false true; } >in &&
-	gp-verify validity in >out &&
+	gp-verify validity --window-s 10 in >out &&
 	test "$(discards out)" = "rr 3 vip_200: vip_chat check of http://127.0.0.1:8080 failed at 2025-01-01T00:03:10Z" &&
 	test "$(rule out vip_200)" = "checked 1 0"
 '
@@ -116,7 +118,7 @@ test_expect_success 'a failing round outside the bracketing rounds does not disc
 
 test_expect_success 'a failed backend health check in the window discards the run' '
 	{ cat "$R"; round 600 true false; } >in &&
-	gp-verify validity in >out &&
+	gp-verify validity --window-s 5 in >out &&
 	test "$(discards out)" = "cache 5 backend_health: backend_models check of http://127.0.0.1:9001 failed at 2025-01-01T00:10:00Z"
 '
 
@@ -146,7 +148,7 @@ test_expect_success 'without health records the health rules are "not checked" a
 	gp-verify validity in >out &&
 	test "$(rule out vip_200)" = "not_checked 0 10" &&
 	test "$(rule out backend_health)" = "not_checked 0 10" &&
-	tail -n 1 out | jq -e ".kept==10 and (.runs[0].not_checked==[\"vip_200\",\"backend_health\"])"
+	tail -n 1 out | jq -e ".kept==10 and (.runs[0].not_checked==[\"vip_200\",\"backend_health\",\"kv_events\"])"
 '
 
 test_expect_code 1 '--strict discards what could not be checked (all runs: exit 1)' '
@@ -154,7 +156,7 @@ test_expect_code 1 '--strict discards what could not be checked (all runs: exit 
 	gp-verify validity --strict in >out;
 	rc=$?;
 	tail -n 1 out | jq -e ".kept==0 and .discarded==10 and .strict==true" >/dev/null &&
-	test "$(discards out | head -n 1)" = "rr 1 not_checked: vip_200|not_checked: backend_health" &&
+	test "$(discards out | head -n 1)" = "rr 1 not_checked: vip_200|not_checked: backend_health|not_checked: kv_events" || exit 9
 	exit $rc
 '
 
@@ -240,23 +242,23 @@ bad() { # expected-message jq-expression-on-line-N N
 	test $rc = 65 && grep -qx "gp-verify: bad.ndjson:$3: $1" err || { cat err; echo "rc=$rc"; return 1; }
 }
 test_expect_success 'bad input: a missing arm names file:line:field (65)' '
-	bad "field '"'"'arm'"'"' is missing" "if .id==\"rr-r1-0\" then del(.arm) else . end" 10
+	bad "field '"'"'arm'"'"' is missing" "if .id==\"rr-r1-0\" then del(.arm) else . end" 11
 '
 test_expect_success 'bad input: rep not an integer (65)' '
-	bad "field '"'"'rep'"'"' is not an integer" "if .id==\"rr-r1-1\" then .rep=\"x\" else . end" 11
+	bad "field '"'"'rep'"'"' is not an integer" "if .id==\"rr-r1-1\" then .rep=\"x\" else . end" 12
 '
 test_expect_success 'bad input: unknown outcome (65)' '
-	bad "field '"'"'outcome'"'"' is '"'"'great'"'"', not ok, single_token or failed" "if .id==\"rr-r1-1\" then .outcome=\"great\" else . end" 11
+	bad "field '"'"'outcome'"'"' is '"'"'great'"'"', not ok, single_token or failed" "if .id==\"rr-r1-1\" then .outcome=\"great\" else . end" 12
 '
 test_expect_success 'bad input: ttft_ms not a number (65)' '
-	bad "field '"'"'ttft_ms'"'"' is not a number" "if .id==\"rr-r1-2\" then .ttft_ms=\"fast\" else . end" 12
+	bad "field '"'"'ttft_ms'"'"' is not a number" "if .id==\"rr-r1-2\" then .ttft_ms=\"fast\" else . end" 13
 '
 test_expect_success 'bad input: a health time that is not RFC 3339 (65)' '
 	bad "field '"'"'at'"'"' is not an RFC 3339 time" "if .type==\"health\" and .check==\"vip_chat\" then .at=\"yesterday\" else . end" 3
 '
 test_expect_success 'bad input: a vip_chat check without ok (65); other checks need none' '
 	bad "field '"'"'ok'"'"' is missing" "if .type==\"health\" and .check==\"vip_chat\" then del(.ok) else . end" 3 &&
-	jq -c "if .type==\"health\" and .check==\"backend_models\" then .check=\"kv_events\" | del(.ok) else . end" "$R" >k.ndjson &&
+	jq -c "if .type==\"health\" and .check==\"backend_models\" then .check=\"metrics\" | del(.ok) else . end" "$R" >k.ndjson &&
 	gp-verify validity k.ndjson >out &&
 	test "$(rule out backend_health)" = "not_checked 0 10"
 '

@@ -17,7 +17,7 @@ test_expect_success 'honest: the cache arm proves decision and delivery, rr is n
 	back "$R" "$F" >out &&
 	test "$(dp out cache)" = "true true gateway_counters receipt" &&
 	test "$(dp out rr)" = "null null not_applicable not_applicable" &&
-	det out cache | grep -q "gw_cache_hits_total +165 over 5 runs (0 did not move)" &&
+	det out cache | grep -q "gw_cache_hits_total +165 over 5 replays (0 did not move)" &&
 	det out cache | grep -q "189 of 189 completed requests carried a receipt"
 '
 
@@ -25,21 +25,21 @@ test_expect_code 1 'counters that never moved: decision fails, the arm is named,
 	jq -c "if .type==\"metrics\" and .arm==\"cache\" and .samples[\"$HIT\"] then .samples[\"$HIT\"]=1000 else . end" "$R" >r &&
 	back r "$F" >out;
 	rc=$?; test "$(dp out cache)" = "false true gateway_counters receipt" &&
-	reasons out | grep -q "^dual_proof: arm cache: decision: gw_cache_hits_total +0 over 5 runs (5 did not move)" &&
+	reasons out | grep -q "^dual_proof: arm cache: decision: gw_cache_hits_total +0 over 5 replays (5 did not move)" || exit 9
 	exit $rc
 '
 
 test_expect_code 1 'one run whose counter did not move is enough to fail' '
 	jq -c "if .type==\"metrics\" and .run==\"cache-r4\" and .samples[\"$HIT\"] then .samples[\"$HIT\"]=7 else . end" "$R" >r &&
 	back r "$F" >out;
-	rc=$?; test "$(dp out cache | cut -d" " -f1)" = false && det out cache | grep -q "(1 did not move)" && exit $rc
+	rc=$?; test "$(dp out cache | cut -d" " -f1)" = false && det out cache | grep -q "(1 did not move)" || exit 9; exit $rc
 '
 
 test_expect_code 1 'a miss counter climbing request-for-request (silent fallback) fails the decision' '
 	jq -c "if .type==\"metrics\" and .arm==\"cache\" and .phase==\"after\" and .samples[\"$MISS\"] then .samples[\"$MISS\"] += 36 else . end" "$R" >r &&
 	back r "$F" >out;
 	rc=$?; test "$(dp out cache | cut -d" " -f1)" = false &&
-	det out cache | grep -q "5 of 5 runs at or over 0.9 misses per request: fallback" && exit $rc
+	det out cache | grep -q "5 of 5 replays at or over 0.9 misses per request: fallback" || exit 9; exit $rc
 '
 
 test_expect_success 'misses just under the 0.9 threshold pass; --miss-ratio moves it' '
@@ -52,35 +52,35 @@ test_expect_success 'no gateway hit metric: the backends prefix-cache counters a
 	jq ".gateway.cache_hit_metric=null | .gateway.miss_metric=null" "$F" >f &&
 	back "$R" f >out &&
 	test "$(dp out cache)" = "true true backend_prefix_cache receipt" &&
-	det out cache | grep -q "no gateway cache_hit_metric; backends. vllm:prefix_cache_hits_total +20000 over 5 runs (0 did not move), vllm:prefix_cache_queries_total +30000"
+	det out cache | grep -q "no gateway cache_hit_metric; backends. vllm:prefix_cache_hits_total +20000 over 5 replays (0 did not move), vllm:prefix_cache_queries_total +30000"
 '
 
 test_expect_code 1 'backend prefix-cache counters that did not move fail the decision' '
 	jq ".gateway.cache_hit_metric=null" "$F" >f &&
 	jq -c "if .type==\"metrics\" and .arm==\"cache\" then .samples |= with_entries(if (.key|startswith(\"vllm:prefix_cache_hits\")) then .value=5000 else . end) else . end" "$R" >r &&
 	back r f >out;
-	rc=$?; test "$(dp out cache)" = "false true backend_prefix_cache receipt" && exit $rc
+	rc=$?; test "$(dp out cache)" = "false true backend_prefix_cache receipt" || exit 9; exit $rc
 '
 
 test_expect_code 1 'no metrics snapshots: the decision is not checked (not a pass)' '
 	jq -c "select(.type!=\"metrics\")" "$R" >r &&
 	back r "$F" >out;
 	rc=$?; test "$(dp out cache)" = "null true not_checked receipt" &&
-	reasons out | grep -q "^dual_proof: arm cache: decision not checked: no before/after metrics snapshots of gw_cache_hits_total" &&
+	reasons out | grep -q "^missing: dual_proof: arm cache: decision not checked: no before/after metrics snapshots of gw_cache_hits_total" || exit 9
 	exit $rc
 '
 
 test_expect_code 1 'a failed scrape is no snapshot' '
 	jq -c "if .type==\"metrics\" and .phase==\"after\" then .error=\"connect\" | .samples={} else . end" "$R" >r &&
 	back r "$F" >out;
-	rc=$?; test "$(dp out cache | cut -d" " -f1)" = null && exit $rc
+	rc=$?; test "$(dp out cache | cut -d" " -f1)" = null || exit 9; exit $rc
 '
 
 test_expect_code 1 'missing receipts on a disaggregated arm fail the delivery proof' '
 	jq -c "if .type==\"request\" and .run==\"cache-r1\" and (.id|endswith(\"7\")) then .receipt=null else . end" "$R" >r &&
 	back r "$F" >out;
 	rc=$?; test "$(dp out cache)" = "true false gateway_counters receipt" &&
-	reasons out | grep -q "^dual_proof: arm cache: delivery: 3[0-9]* of 189 completed requests carried a receipt" && exit $rc
+	reasons out | grep -q "^dual_proof: arm cache: delivery: 18[0-9] of 189 completed requests carried a receipt" || exit 9; exit $rc
 '
 
 # Receipts judged against the fleet (issue: a receipt naming one engine
@@ -145,7 +145,7 @@ test_expect_success 'receipt_header set and no disaggregated field: receipts exp
 test_expect_code 1 'an arm missing from the fleet file is not proven' '
 	jq ".arms |= map(select(.name != \"cache\"))" "$F" >f &&
 	back "$R" f >out;
-	rc=$?; reasons out | grep -q "^dual_proof: arm cache: decision not checked: arm .cache. is not in the fleet file" && exit $rc
+	rc=$?; reasons out | grep -q "^missing: dual_proof: arm cache: decision not checked: arm .cache. is not in the fleet file" || exit 9; exit $rc
 '
 
 test_expect_success 'without --fleet the dual proof is not checked: missing evidence, not publishable by default' '
@@ -163,7 +163,7 @@ test_expect_success '--allow-missing dual_proof publishes without it, and the re
 test_expect_code 65 'a fleet file with a bad field is bad input naming the field' '
 	jq ".arms[0].routes_by_cache=\"yes\"" "$F" >f &&
 	back "$R" f 2>err;
-	rc=$?; grep -qx "gp-verify: f: field .arms\[0\].routes_by_cache. is not a boolean" err && exit $rc
+	rc=$?; grep -qx "gp-verify: f: field .arms\[0\].routes_by_cache. is not a boolean" err || exit 9; exit $rc
 '
 # The same proofs on the records the live gp-analyze writes (not the fixture).
 live() { r=$1 f=$2; shift 2; gp-verify validity "$r" |
@@ -178,4 +178,22 @@ test_expect_success 'live gp-analyze, counters that never moved: the decision fa
 	jq -c "if .type==\"metrics\" and .phase==\"after\" and .target==\"http://127.0.0.1:8081/metrics\" then .samples[\"$HIT\"] = 0 else . end" "$R" >r &&
 	{ live r "$F" >out; test $? = 1; } && test "$(dp out cache | cut -d" " -f1)" = false
 '
+# Each replay's decision from its own scrapes: a probe burst proves the mode
+# (phase 2), never a replay's routing decision.
+test_expect_success 'a replay without scrapes of its own is not checked, named; a good probe does not stand in' '
+	jq -c "select(.type!=\"metrics\" or .run!=\"cache-r3\")" "$R" >r &&
+	{ cat r; jq -c "select(.type==\"metrics\" and .run==\"cache-r2\") | .run=\"probe-cache-r3\" | .source=\"gp-probe\"" "$R"; } >r2 &&
+	back r2 "$F" >out; test $? = 1 &&
+	test "$(dp out cache)" = "null true gateway_counters receipt" &&
+	test "$(jq -c "select(.type==\"dual_proof\" and .arm==\"cache\") | [.replays, .not_scraped]" out)" = "[5,\"cache-r3\"]" &&
+	det out cache | grep -q "gw_cache_hits_total +[0-9]* over 4 replays (0 did not move).*; 1 of 5 replays without snapshots of their own: cache-r3" &&
+	reasons out | grep -q "^missing: dual_proof: arm cache: decision not checked for 1 of 5 replays (no before/after scrapes of their own: cache-r3)"
+'
+test_expect_success 'the dual_proof record counts replays only and names those whose counter did not move' '
+	jq -c "if .type==\"metrics\" and .run==\"cache-r4\" and .phase==\"after\" and .samples[\"$HIT\"] then .samples[\"$HIT\"] -= 34 else . end" "$R" >r &&
+	back r "$F" >out; test $? = 1 &&
+	test "$(jq -c "select(.type==\"dual_proof\" and .arm==\"cache\") | [.replays, .not_moved]" out)" = "[5,\"cache-r4\"]" &&
+	det out cache | grep -q "over 5 replays (1 did not move).*did not move or fell back: cache-r4"
+'
+
 test_done

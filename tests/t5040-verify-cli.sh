@@ -52,7 +52,7 @@ test_expect_success '-o FILE.gz writes gzip; --pass copies the input first' '
 	gp-verify validity -o v.ndjson.gz "$R" && gzip -t v.ndjson.gz &&
 	gzip -dc v.ndjson.gz | tail -n 1 | jq -e ".type==\"validity\"" &&
 	gzip -dc v.ndjson.gz | cat - "$A" | gp-verify publish $WAIVE_DESIGN -q --pass --fleet "$F" >p &&
-	test $(wc -l <p) = $(( $(gzip -dc v.ndjson.gz | wc -l) + $(wc -l <"$A") + 13 + 6 )) &&
+	test $(wc -l <p) = $(( $(gzip -dc v.ndjson.gz | wc -l) + $(wc -l <"$A") + 14 + 6 )) &&
 	tail -n 1 p | jq -e ".type==\"verdict\" and .publishable"
 '
 test_expect_success 'the verdict table goes to stderr, stdout stays records' '

@@ -73,7 +73,7 @@ for AWK in mawk gawk; do
 		{ gp-verify publish --awk $AWK --fleet "$D/fleet.json" an >p1 2>e1; r1=$?; } ;
 		{ gp-verify publish --awk $AWK --jq jq --fleet "$D/fleet.json" an >p2 2>e2; r2=$?; } ;
 		test $r1 = $r2 && cmp p1 p2 && cmp e1 e2 &&
-		test $(grep -c "\"type\":\"integrity\"" p1) = 7
+		test $(grep -c "\"type\":\"integrity\"" p1) = 8
 	'
 done
 # Tampered records (a wrong count, strings with tabs and backslashes, a

@@ -42,9 +42,10 @@ test_expect_success 'bounded loads (hash-balance-factor 125), one hot key: sprea
 stop_gateway
 
 start_haproxy rr || fail_all "haproxy did not start"
-test_expect_success 'round robin: spread, every backend served a quarter' '
-	gp-probe --fleet fleet.json --arm rr $B >out 2>err &&
-	probe_rec out | jq -e ".engaged and .concentration <= 1.3 and .served == {\"b1\":8,\"b2\":8,\"b3\":8,\"b4\":8}"
+test_expect_success 'round robin: spread, every backend served a quarter; --for-run names the replay' '
+	gp-probe --fleet fleet.json --arm rr --for-run rr-1-1-c0ffee $B >out 2>err &&
+	probe_rec out | jq -e ".engaged and .concentration <= 1.3 and .served == {\"b1\":8,\"b2\":8,\"b3\":8,\"b4\":8}" &&
+	probe_rec out | jq -e ".for_run == \"rr-1-1-c0ffee\" and .run != \"rr-1-1-c0ffee\" and (.at | type) == \"string\""
 '
 
 test_expect_code 1 'round robin running, the arm claims consistent hashing: the runtime mode check catches it, no burst' '

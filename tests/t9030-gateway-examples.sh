@@ -124,7 +124,7 @@ test_expect_success 'dual proof: LoxiLB hit counter and X-Request-Id receipts pr
 	grep -q loxilb_pd_kv_tier15_hits_total runs.ndjson && { back runs.ndjson; true; } &&
 	test "$(dp v.out)" = "true true gateway_counters receipt" &&
 	jq -r "select(.type == \"dual_proof\" and .arm == \"pd\") | .detail" v.out |
-		grep -q "loxilb_pd_kv_tier15_hits_total +165 over 5 runs.*loxilb_pd_kv_tier15_miss_reason_total"
+		grep -q "loxilb_pd_kv_tier15_hits_total +165 over 5 replays.*loxilb_pd_kv_tier15_miss_reason_total"
 '
 test_expect_success 'dual proof: misses climbing per request, and a lost receipt, fail it' '
 	M="loxilb_pd_kv_tier15_miss_reason_total{reason=\\\"no_worker\\\"}" &&

@@ -10,15 +10,20 @@
 #   campaign.sh idle              each member unloaded and directly (gp-calibrate
 #                                 idle) -> OUT/idle.ndjson: the SLO's feasibility
 #   campaign.sh up ARM            recreate the gateway in ARM (the arm's up_cmd,
-#                                 in its own session; OUT/gateway.pid) and wait
-#                                 until gp-health passes (at most UP_WAIT_S)
+#                                 in its own session; OUT/gateway.pid, and a
+#                                 gateway record, its generation, appended to
+#                                 OUT/gateway.ndjson) and wait until gp-health
+#                                 passes (at most UP_WAIT_S)
 #   campaign.sh down              stop the gateway the campaign started
 #   campaign.sh health TAG [ARM]  gp-health -> OUT/health/TAG.ndjson (exit 1: not ready)
 #   campaign.sh probe ARM TAG     gp-probe  -> OUT/probe/TAG.ndjson (exit 1: not engaged)
 #   campaign.sh reset             the backends' prefix caches emptied (reset_url,
 #                                 or the fleet's cache_reset_cmd); OUT/cache.log
 #   campaign.sh rep ARM RATE REP  one repetition: up, health, probe, reset,
-#                                 replay -> OUT/runs/ARM/RATE/REP.ndjson.gz, health
+#                                 replay -> OUT/runs/ARM/RATE/REP.ndjson.gz, health;
+#                                 the replay's run id ARM-RATE-REP-<campaign id>
+#                                 is in the health rounds and the probe taken
+#                                 for it (--for-run)
 #   campaign.sh baseline          the unloaded baseline for the SLO -> OUT/baseline.ndjson
 #   campaign.sh calib NAME        Phase 1 for one backend (its roles one after
 #                                 the other) -> OUT/cal/NAME.ndjson
@@ -40,6 +45,13 @@ me=$0
 p() { jq -r "$1" "$PROTOCOL"; }			# a protocol field
 f() { jq -r "$1" "$FLEET"; }			# a fleet field
 log() { printf 'campaign: %s\n' "$*" >&2; }
+
+# The campaign's id, drawn once per OUT: run ids are unique to the campaign,
+# so that runs of two campaigns mixed in one input are told apart.
+campaign_id() {
+	[ -s "$OUT/campaign.id" ] || { mkdir -p "$OUT"; od -An -N6 -tx1 /dev/urandom | tr -d ' \n' >"$OUT/campaign.id"; }
+	cat "$OUT/campaign.id"
+}
 
 # The fields a rep reads, in one jq call per file and process: a jq start-up
 # costs ~30 ms (over 100 ms on a loaded host), and a rep reads two dozen.
@@ -88,16 +100,22 @@ gateway_up() { # ARM [TAG]: with TAG, the passing check is kept as OUT/health/TA
 	mkdir -p "$OUT/log"
 	# Its own session, so that the whole gateway (a shell and its children)
 	# is stopped by its process group.
+	up_at=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
 	setsid sh -c "$cmd" >>"$OUT/log/gateway-$1.log" 2>&1 </dev/null &
 	echo $! >"$OUT/gateway.pid"
 	echo "$1" >"$OUT/gateway.arm"
+	# The gateway's generation: a probe counts for a run only after the last
+	# recreation before it, and that recreation must be of the run's arm.
+	printf '{"type":"gateway","arm":"%s","up_at":"%s","pid":%d,"generation":"%d@%s"}\n' \
+		"$1" "$up_at" "$!" "$!" "$up_at" >>"$OUT/gateway.ndjson"
 	# Ready when gp-health passes (a real streamed chat through the VIP, and
 	# the KV-events precheck for an arm that routes by cache); that passing
 	# round is the health record before the run.
 	n=$(awk -v s="${UP_WAIT_S:-10}" 'BEGIN { print int(s / 0.1) }')
 	i=0
 	mkdir -p "$OUT/health"
-	until gp-health --fleet "$FLEET" ${ka:+--arm "$ka"} $(prefill_opt) -q --timeout-s 5 -o "$OUT/health/.up.tmp" 2>/dev/null; do
+	until gp-health --fleet "$FLEET" ${ka:+--arm "$ka"} $(prefill_opt) ${for_run:+--for-run "$for_run"} -q --timeout-s 5 \
+		-o "$OUT/health/.up.tmp" 2>/dev/null; do
 		i=$((i + 1))
 		if [ $i -ge "$n" ] || ! running "$(cat "$OUT/gateway.pid")"; then
 			log "arm $1: the gateway did not become ready (see $OUT/log/gateway-$1.log)"
@@ -115,7 +133,8 @@ prefill_opt() {
 
 health() { # TAG [ARM]
 	mkdir -p "$OUT/health"
-	gp-health --fleet "$FLEET" ${2:+--arm "$2"} $(prefill_opt) -q -o "$OUT/health/$1.ndjson.tmp" || {
+	gp-health --fleet "$FLEET" ${2:+--arm "$2"} $(prefill_opt) ${for_run:+--for-run "$for_run"} -q \
+		-o "$OUT/health/$1.ndjson.tmp" || {
 		mv "$OUT/health/$1.ndjson.tmp" "$OUT/health/failed-$1.ndjson"
 		log "health $1: not ready ($OUT/health/failed-$1.ndjson):"
 		jq -r 'select(.type == "health" and .ok == false) | "  \(.check) \(.target): \(.detail // .error // "")"' \
@@ -132,7 +151,7 @@ probe() { # ARM TAG
 	# member holds round robin's requests longer: gp-probe(1)).
 	cap=
 	[ -s "$OUT/capacity.ndjson" ] && cap=$OUT/capacity.ndjson
-	gp-probe --fleet "$FLEET" --arm "$1" --run "probe-$2" \
+	gp-probe --fleet "$FLEET" --arm "$1" --run "probe-$2" ${for_run:+--for-run "$for_run"} \
 		--requests "$probe_requests" --keys "$probe_keys" --concurrency "$probe_concurrency" \
 		--prompt-tokens "$probe_prompt" --max-tokens "$probe_max_tokens" \
 		--interval-ms "$probe_interval" --spread-max "$probe_spread_max" \
@@ -187,7 +206,7 @@ replay() { # ARM RATE REP OUTFILE [gp-replay options]
 	kh=$key_header bh=$backend_header rh=$receipt_header
 	sched=--poisson-rps
 	[ "$schedule" = constant ] && sched=--rate-rps
-	gp-replay --url "$vip_url" --model "$model" --arm "$arm" --rep "$rep" \
+	gp-replay --url "$vip_url" --model "$model" --arm "$arm" --rep "$rep" ${for_run:+--run "$for_run"} \
 		"$sched" "$rate" --seed "$(replay_seed "$rate" "$rep")" \
 		--deadline-s "$deadline_s" --idle-s "$idle_s" \
 		${kh:+--key-header "$kh"} ${bh:+--backend-header "$bh"} ${rh:+--receipt-header "$rh"} \
@@ -196,6 +215,9 @@ replay() { # ARM RATE REP OUTFILE [gp-replay options]
 
 rep() { # ARM RATE REP
 	arm=$1 rate=$2 rep=$3 tag=$1-$2-$3
+	# The run's id, in every record taken for it: the health rounds before
+	# and after, the probe, the replay's own records.
+	for_run=$tag-$(campaign_id)
 	# One variable per arm: the gateway is recreated in this arm's mode for
 	# every run, and its mode re-confirmed by the probe.
 	gateway_up "$arm" "$tag-before"

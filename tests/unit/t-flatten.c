@@ -101,10 +101,10 @@ int main(void)
 	} else {
 		ok(1, "# SKIP jq or share/awk/flatten.jq not here (run from the top of the tree)");
 	}
-	ok(got && strstr(got, "Q\ta\\tb\\\\c\t8\t1\tr\\n1\tok\t\t52.125\t1e-05\t1e+16\t128\t1\n"),
+	ok(got && strstr(got, "Q\ta\\tb\\\\c\t8\t1\tr\\n1\tok\t\t52.125\t1e-05\t1e+16\t128\t1\t\t\n"),
 	   "a request row: escapes, null, exponents, receipt 1");
 	ok(got && strstr(got, "S\t300\t0.1\tmiss\tfixed\t\t\n"), "slo: single_token false takes the policy");
-	ok(got && strstr(got, "A\tb\t\t\t\t\t\t\t\t\t\t\t\n"), "arm_summary without intervals: empty cells");
+	ok(got && strstr(got, "A\tb\t\t\t\t\t\t\t\t\t\t\t\t\n"), "arm_summary without intervals: empty cells");
 	free(got);
 	free(want);
 	fclose(out);

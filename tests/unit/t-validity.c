@@ -28,21 +28,40 @@ static struct gp_run_evidence good_run(void)
 	e.have_start = e.have_end = 1;
 	e.start_ns = S(100);
 	e.end_ns = S(110);
+	e.arm = "a";
+	e.run_id = "r1";
+	e.url = "http://vip";
 	return e;
 }
 
+/* The gateway recreated in arm a at 88 s, a good probe of a at 95 s. */
+static struct gp_gateway_ev GW[] = { { "a", "g1", "t88", S(88) } };
+static struct gp_probe_ev PR[] = {
+	{ "a", "http://vip", "p1", NULL, "t95", "engaged", S(95), 1, 0 },
+};
+static struct gp_probe_ev *probes = PR;
+static size_t n_probes = 1, n_gw = 1;
+
 /* Health: a good round before the run, and one after it. */
 static struct gp_health_check H[] = {
-	{ S(90), 0, GP_HEALTH_VIP, 1, "http://vip", "t90" },
-	{ S(91), 1, GP_HEALTH_BACKEND, 1, "http://b1", "t91" },
-	{ S(92), 2, GP_HEALTH_SUMMARY, 1, NULL, "t92" },
-	{ S(120), 3, GP_HEALTH_VIP, 1, "http://vip", "t120" },
-	{ S(121), 4, GP_HEALTH_BACKEND, 1, "http://b1", "t121" },
-	{ S(122), 5, GP_HEALTH_SUMMARY, 1, NULL, "t122" },
+	{ S(90), 0, GP_HEALTH_VIP, 1, "http://vip", "t90", NULL, 0 },
+	{ S(91), 1, GP_HEALTH_BACKEND, 1, "http://b1", "t91", NULL, 0 },
+	{ S(92), 2, GP_HEALTH_SUMMARY, 1, NULL, "t92", NULL, 0 },
+	{ S(120), 3, GP_HEALTH_VIP, 1, "http://vip", "t120", NULL, 0 },
+	{ S(121), 4, GP_HEALTH_BACKEND, 1, "http://b1", "t121", NULL, 0 },
+	{ S(122), 5, GP_HEALTH_SUMMARY, 1, NULL, "t122", NULL, 0 },
 };
 #define NH (sizeof(H) / sizeof(H[0]))
 
 static struct gp_run_verdict V;
+static struct gp_health_round *last_rounds;
+static size_t last_n;
+
+/* The round before the run (the first) was marked used by the last judge. */
+static int w_used(void)
+{
+	return last_n > 0 && last_rounds[0].used;
+}
 
 /* Judge e with the checks h; returns the number of reasons. */
 static size_t judge_h(const struct gp_run_evidence *e, struct gp_health_check *h, size_t n,
@@ -51,12 +70,17 @@ static size_t judge_h(const struct gp_run_evidence *e, struct gp_health_check *h
 	struct gp_health_round *r;
 	size_t nr;
 
+	struct gp_window w;
+
 	if (gp_validity_rounds(h, n, &r, &nr))
 		abort();
+	w = (struct gp_window){ h, n, r, nr, probes, n_probes, GW, n_gw, S(60) };
 	gp_run_verdict_release(&V);
-	if (gp_validity_judge(e, h, n, r, nr, strict, &V))
+	if (gp_validity_judge(e, &w, strict, &V))
 		abort();
-	free(r);
+	free(last_rounds);
+	last_rounds = r;
+	last_n = nr;
 	return json_array_size(V.reasons);
 }
 
@@ -289,15 +313,21 @@ static void test_health(void)
 		struct gp_health_check h2[NH + 3];
 
 		memcpy(h2, H, sizeof(H));
-		h2[NH] = (struct gp_health_check){ S(50), 6, GP_HEALTH_VIP, 0, "http://vip", "t50" };
-		h2[NH + 1] = (struct gp_health_check){ S(51), 7, GP_HEALTH_BACKEND, 0, "b", "t51" };
-		h2[NH + 2] = (struct gp_health_check){ S(52), 8, GP_HEALTH_SUMMARY, 1, NULL, "t52" };
-		is_int(judge_h(&e, h2, NH + 3, 0), 0, "a failing round before the round before: kept");
+		h2[NH] = (struct gp_health_check){ S(30), 6, GP_HEALTH_VIP, 0, "http://vip", "t30", NULL, 0 };
+		h2[NH + 1] = (struct gp_health_check){ S(31), 7, GP_HEALTH_BACKEND, 0, "b", "t31", NULL, 0 };
+		h2[NH + 2] = (struct gp_health_check){ S(32), 8, GP_HEALTH_SUMMARY, 1, NULL, "t32", NULL, 0 };
+		is_int(judge_h(&e, h2, NH + 3, 0), 0, "a failing round over W = 60 s before the start: kept");
+		memcpy(h2, H, sizeof(H));	/* judge_h sorted h2 */
+		h2[NH] = (struct gp_health_check){ S(50), 6, GP_HEALTH_VIP, 0, "http://vip", "t50", NULL, 0 };
+		h2[NH + 1] = (struct gp_health_check){ S(51), 7, GP_HEALTH_BACKEND, 0, "b", "t51", NULL, 0 };
+		h2[NH + 2] = (struct gp_health_check){ S(52), 8, GP_HEALTH_SUMMARY, 1, NULL, "t52", NULL, 0 };
+		is_int(judge_h(&e, h2, NH + 3, 0), 2, "a failing round 48 s before, inside W: discarded, "
+		       "though a good round follows (a good round never covers a bad one)");
 	}
 	/* No health at all, or no time for the run: not checked. */
 	is_int(judge_h(&e, NULL, 0, 0), 0, "no health records: kept");
 	ok(!V.checked[GP_RULE_VIP] && !V.checked[GP_RULE_BACKEND], "and not checked");
-	is_int(judge_h(&e, NULL, 0, 1), 2, "strict: vip_200 and backend_health not checked");
+	is_int(judge_h(&e, NULL, 0, 1), 3, "strict: vip_200, backend_health and kv_events not checked");
 	e.have_start = e.have_end = 0;
 	memcpy(h, H, sizeof(H));
 	h[0].ok = 0;
@@ -308,6 +338,111 @@ static void test_health(void)
 	memcpy(h, H, sizeof(H));
 	h[3].ok = 0;
 	is_int(judge_h(&e, h, NH, 0), 1, "only ended_at: the round after still counts");
+}
+
+/* The evidence windows: W, the VIP, the run a round or probe was taken for,
+ * the gateway's recreations. */
+static void test_windows(void)
+{
+	struct gp_health_check h[NH];
+	struct gp_run_evidence e = good_run();
+	struct gp_probe_ev pr[1];
+
+	memcpy(h, H, sizeof(H));
+	for (int i = 0; i < 3; i++)
+		h[i].at -= S(40);		/* the round before ends at 52 s: 48 s before */
+	judge_h(&e, h, NH, 0);
+	ok(V.checked[GP_RULE_VIP], "a round that ended 48 s before the start covers it (W 60 s)");
+	for (int i = 0; i < 3; i++)
+		h[i].at -= S(20);		/* now 68 s before */
+	judge_h(&e, h, NH, 0);
+	ok(!V.checked[GP_RULE_VIP] && !V.checked[GP_RULE_BACKEND],
+	   "a round that ended 68 s before: stale, covers nothing");
+	memcpy(h, H, sizeof(H));
+	h[3].target = "http://other-vip";
+	judge_h(&e, h, NH, 0);
+	ok(!V.checked[GP_RULE_VIP] && V.checked[GP_RULE_BACKEND],
+	   "the round after checked another VIP: vip_200 not checked");
+	memcpy(h, H, sizeof(H));
+	h[0].for_run = "r0";
+	judge_h(&e, h, NH, 0);
+	ok(!V.checked[GP_RULE_VIP], "a round taken for another run does not cover this one");
+	h[0].for_run = "r1";
+	judge_h(&e, h, NH, 0);
+	ok(V.checked[GP_RULE_VIP] && w_used(), "a round taken for this run covers it, and is used");
+	{
+		struct gp_health_check h2[NH + 1];
+
+		memcpy(h2, H, sizeof(H));
+		h2[NH] = (struct gp_health_check){ S(97), 6, GP_HEALTH_KV, 0, "http://vip", "t97", NULL, 0 };
+		is_int(judge_h(&e, h2, NH + 1, 0), 1, "a failed KV-events precheck 3 s before: discarded");
+		is_str(reason0(), "kv_events: the KV-events precheck of http://vip failed at t97", "why");
+	}
+
+	/* Probes. */
+	probes = pr;
+	pr[0] = PR[0];
+	pr[0].at = S(105);
+	judge(&e, 0);
+	ok(!V.checked[GP_RULE_PROBE], "a probe that ended during the run does not cover it");
+	pr[0] = PR[0];
+	pr[0].at = S(87);
+	judge(&e, 0);
+	ok(!V.checked[GP_RULE_PROBE], "a probe before the gateway's last recreation (88 s): not covered");
+	pr[0] = PR[0];
+	pr[0].arm = "b";
+	judge(&e, 0);
+	ok(!V.checked[GP_RULE_PROBE], "a probe of another arm: not covered");
+	pr[0] = PR[0];
+	pr[0].vip = "http://other-vip";
+	judge(&e, 0);
+	ok(!V.checked[GP_RULE_PROBE], "a probe through another VIP: not covered");
+	pr[0] = PR[0];
+	pr[0].for_run = "r0";
+	judge(&e, 0);
+	ok(!V.checked[GP_RULE_PROBE], "a probe taken for another run: not covered");
+	pr[0] = PR[0];
+	pr[0].ok = 0;
+	is_int(judge(&e, 0), 1, "a failed probe of the arm before the run: discarded");
+	is_str(reason0(), "probe: the probe p1 of arm a at t95 failed: engaged", "why");
+	pr[0] = PR[0];
+	judge(&e, 1);
+	ok(V.checked[GP_RULE_PROBE] && !V.discarded, "the good probe covers it");
+	probes = PR;
+
+	/* The gateway. */
+	{
+		struct gp_gateway_ev gw[2] = { GW[0], { "b", "g2", "t99", S(99) } };
+		struct gp_window w;
+		struct gp_health_round *r;
+		size_t nr;
+
+		memcpy(h, H, sizeof(H));
+		if (gp_validity_rounds(h, NH, &r, &nr))
+			abort();
+		w = (struct gp_window){ h, NH, r, nr, PR, 1, gw, 2, S(60) };
+		gp_run_verdict_release(&V);
+		is_int(gp_validity_judge(&e, &w, 0, &V), 0, "judged");
+		ok(V.hit[GP_RULE_GATEWAY], "the gateway last recreated in another arm before the run: discarded");
+		is_str(reason0(), "gateway: the gateway was last recreated at t99 in arm b, not a", "why");
+		gw[1] = (struct gp_gateway_ev){ "a", "g2", "t105", S(105) };
+		gp_run_verdict_release(&V);
+		is_int(gp_validity_judge(&e, &w, 0, &V), 0, "judged");
+		is_str(reason0(), "gateway: the gateway was recreated during the run, at t105 (generation g2)",
+		       "recreated during the run: discarded");
+		w.n_gw = 0;
+		gp_run_verdict_release(&V);
+		is_int(gp_validity_judge(&e, &w, 0, &V), 0, "judged");
+		ok(!V.checked[GP_RULE_GATEWAY] && V.checked[GP_RULE_PROBE],
+		   "no gateway records: the gateway rule not checked, a probe still covers");
+		free(r);
+	}
+
+	/* Two run ids for one (arm, rate, rep). */
+	e.other_id = "r1-other";
+	is_int(judge(&e, 0), 1, "two runs in one key: discarded");
+	is_str(reason0(), "mixed_runs: two runs, r1 and r1-other, are this one (arm, rate, rep): records "
+	       "of two campaigns?", "why");
 }
 
 static void test_shards(void)
@@ -341,11 +476,11 @@ static void test_shards(void)
 static void test_rounds(void)
 {
 	struct gp_health_check h[] = {
-		{ S(5), 0, GP_HEALTH_VIP, 1, NULL, "" },
-		{ S(1), 1, GP_HEALTH_VIP, 1, NULL, "" },
-		{ S(2), 2, GP_HEALTH_SUMMARY, 1, NULL, "" },
-		{ S(5), 3, GP_HEALTH_SUMMARY, 1, NULL, "" },
-		{ S(9), 4, GP_HEALTH_OTHER, 1, NULL, "" },
+		{ S(5), 0, GP_HEALTH_VIP, 1, NULL, "", NULL, 0 },
+		{ S(1), 1, GP_HEALTH_VIP, 1, NULL, "", NULL, 0 },
+		{ S(2), 2, GP_HEALTH_SUMMARY, 1, NULL, "", NULL, 0 },
+		{ S(5), 3, GP_HEALTH_SUMMARY, 1, NULL, "", NULL, 0 },
+		{ S(9), 4, GP_HEALTH_OTHER, 1, NULL, "", NULL, 0 },
 	};
 	struct gp_health_round *r;
 	size_t n = 0;
@@ -409,6 +544,7 @@ int main(void)
 	test_achieved_rate();
 	test_health();
 	test_shards();
+	test_windows();
 	test_rounds();
 	test_own();
 	gp_run_verdict_release(&V);

@@ -130,19 +130,23 @@ static int cell(FILE *out, const json_t *v, int first)
 
 /* The row of one record: tag, then the fields, "+ci:K" naming an interval
  * object's first K of est, lo, hi, level (nulls when not an object), "!st"
- * the slo's single_token policy and "!rc" the request's has-receipt flag. */
-static const char *const rows[][17] = {
+ * the slo's single_token policy, "!rc" the request's has-receipt flag and
+ * "A.B" field B of object field A (null when A is not an object), as
+ * share/awk/flatten.jq writes them. */
+static const char *const rows[][24] = {
 	{ "request", "Q", "arm", "rate_rps", "rep", "run", "outcome", "error", "ttft_ms", "tpot_ms",
-	  "e2e_ms", "out_tokens", "!rc", NULL },
-	{ "run", "H", "arm", "rate_rps", "rep", "run", "deadline_s", NULL },
+	  "e2e_ms", "out_tokens", "!rc", "http_status", "error_detail", NULL },
+	{ "run", "H", "arm", "rate_rps", "rep", "run", "deadline_s", "schedule", "shard", NULL },
 	{ "run_end", "E", "arm", "rate_rps", "rep", "run", "attempted", "ok", "single_token",
-	  "failed", "invalid_framing", NULL },
+	  "failed", "invalid_framing", "by_error.hang", "by_error.truncated", "by_error.invalid_framing",
+	  "capped_sends", "interrupted", "client_behind", "lateness_p99_ms", "lateness_max_ms",
+	  "achieved_rps", "shard", NULL },
 	{ "slo", "S", "ttft_ms", "tpot_ms", "!st", "origin", "baseline_stat", "multiple", NULL },
 	{ "baseline_request", "B", "ttft_ms", "tpot_ms", NULL },
 	{ "goodfrac", "G", "arm", "rate_rps", "rep", "attempted", "good", "paired", "single_token",
 	  "failed", "good_fraction", NULL },
 	{ "arm_summary", "A", "arm", "rate_rps", "reps", "mean_good_fraction", "cv",
-	  "+4good_fraction_pooled", "+3good_fraction_ci", NULL },
+	  "+4good_fraction_pooled", "+4good_fraction_ci", NULL },
 };
 
 static int row(FILE *out, const json_t *o, const char *const *r)
@@ -170,6 +174,14 @@ static int row(FILE *out, const json_t *o, const char *const *r)
 
 			for (int k = 0; k < f[1] - '0'; k++)
 				bad |= cell(out, json_is_object(v) ? json_object_get(v, ci[k]) : NULL, 0);
+		} else if (strchr(f, '.')) {
+			const char *dot = strchr(f, '.');
+			char a[64];
+			const json_t *v;
+
+			snprintf(a, sizeof(a), "%.*s", (int)(dot - f), f);
+			v = json_object_get(o, a);
+			bad |= cell(out, json_is_object(v) ? json_object_get(v, dot + 1) : NULL, 0);
 		} else {
 			bad |= cell(out, json_object_get(o, f), 0);
 		}

@@ -6,15 +6,19 @@
  * proof).  Documented in gp-verify(1), "Dual proof".
  *
  * What it decides, and from what evidence:
- *   decision — for an arm whose fleet entry routes_by_cache: per run of the
- *     arm that has before/after metrics snapshots, the increase of the hit
+ *   decision — for an arm whose fleet entry routes_by_cache: per replay of
+ *     the arm (a run with a run header, requests or a run_end; a gp-probe
+ *     burst proves the mode, never a replay's decision) that has
+ *     before/after metrics snapshots of its own, the increase of the hit
  *     counter (the gateway's cache_hit_metric summed over label sets and
  *     targets, or without one the backends' vllm:prefix_cache_hits_total),
  *     of the gateway's miss_metric and of the backends' prefix-cache queries,
  *     and the run's attempted requests (its run_end's, else its request
- *     records, else a gp-probe record's requests).  It holds when the hit
- *     counter moved in every such run and, with a gateway miss counter, no
- *     run's misses reached miss_ratio × attempted (gp_gate_miss_climb).
+ *     records).  It holds when the hit counter moved in every such replay
+ *     and, with a gateway miss counter, no replay's misses reached
+ *     miss_ratio × attempted (gp_gate_miss_climb).  A replay without
+ *     snapshots of its own is not checked: with any, the decision is
+ *     GP_PROOF_UNKNOWN unless a scraped replay failed.
  *   delivery — for an arm that expects receipts (gp_proof_expects_receipt):
  *     each completed (ok or single-token) request's receipt is judged
  *     against the fleet file (gp_delivery_judge): it must name a prefill
@@ -38,8 +42,9 @@
 
 enum { GP_PROOF_UNKNOWN = -1, GP_PROOF_FAIL = 0, GP_PROOF_OK = 1 };
 
-/* One run of the arm: counter increases between its snapshots. */
+/* One replay of the arm: counter increases between its snapshots. */
 struct gp_proof_run {
+	const char *id;				/* its run id, for the lists */
 	int have_hit, have_miss, have_query;	/* both snapshots carry the counter */
 	double hit, miss, query;		/* increases (gp_gate_counter_delta) */
 	double attempted;
@@ -57,11 +62,19 @@ struct gp_proof {
 	const char *evidence;	/* "gateway_counters", "backend_prefix_cache", "receipt",
 				   "not_applicable" or "not_checked" */
 	char *detail;		/* what was compared, or why not */
+	long replays;		/* the arm's replays */
+	long unscraped;		/* of those, without snapshots of their own */
+	char *not_moved;	/* ids of the replays whose hit counter did not move
+				   or whose misses climbed ("a, b"), or NULL */
+	char *not_scraped;	/* ids of the unscraped replays, or NULL */
 };
 
+/* Free the strings of a proof. */
+void gp_proof_release(struct gp_proof *p);
+
 /*
- * The decision proof of one arm over its runs (only those with snapshots of
- * the hit counter in use count; the others are skipped).
+ * The decision proof of one arm over its replays (only those with snapshots
+ * of the hit counter in use are judged; the others are counted unscraped).
  */
 int gp_decision_proof(int routes_by_cache, const struct gp_proof_metrics *m,
 		      const struct gp_proof_run *runs, size_t n_runs, double miss_ratio,

@@ -2,6 +2,7 @@
 /* validity — the run validity rules of method §8.1 (see validity.h). */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ const char *const gp_rule_name[GP_N_RULES] = {
 	"backend_health", "zero_paired",
 	"client_behind", "capped_sends", "interrupted", "achieved_rate", "shards",
 	"client_limit", "emulator_behind",
+	"kv_events", "probe", "gateway", "mixed_runs",
 };
 
 int gp_validity_note_request(struct gp_run_evidence *e, const char *outcome, const char *error,
@@ -104,6 +106,8 @@ int gp_validity_rounds(struct gp_health_check *h, size_t n, struct gp_health_rou
 	if (n)
 		qsort(h, n, sizeof(*h), check_cmp);
 	for (size_t i = 0; i < n; i++) {
+		struct gp_health_round *c;
+
 		if (i == 0 || h[i - 1].kind == GP_HEALTH_SUMMARY) {
 			struct gp_health_round *g = nr < cap ? r : gp_grow(r, &cap, nr + 1, sizeof(*r), 8);
 
@@ -113,9 +117,21 @@ int gp_validity_rounds(struct gp_health_check *h, size_t n, struct gp_health_rou
 				return -1;
 			}
 			r = g;
-			r[nr++].start = h[i].at;
+			c = &r[nr++];
+			memset(c, 0, sizeof(*c));
+			c->start = h[i].at;
+			c->start_text = h[i].at_text;
 		}
-		r[nr - 1].end = h[i].at;
+		c = &r[nr - 1];
+		c->end = h[i].at;
+		c->end_text = h[i].at_text;
+		if (h[i].began && h[i].began < c->start)
+			c->start = h[i].began;
+		if (!c->for_run && h[i].for_run)
+			c->for_run = h[i].for_run;
+		if (h[i].kind == GP_HEALTH_VIP && !c->vip)
+			c->vip = h[i].target;
+		c->n_backend += h[i].kind == GP_HEALTH_BACKEND;
 	}
 	*rounds = r;
 	*n_rounds = nr;
@@ -143,48 +159,178 @@ static const char *plural(long long n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-/* The health rules over the run's window (validity.h). */
-static void health_rules(const struct gp_run_evidence *e, const struct gp_health_check *h,
-			 size_t n_h, const struct gp_health_round *rounds, size_t n_rounds,
+/* Two URLs of one VIP: equal but for trailing slashes. */
+static int same_url(const char *a, const char *b)
+{
+	size_t na, nb;
+
+	if (!a || !b)
+		return 0;
+	na = strlen(a);
+	nb = strlen(b);
+	while (na && a[na - 1] == '/')
+		na--;
+	while (nb && b[nb - 1] == '/')
+		nb--;
+	return na == nb && !strncmp(a, b, na);
+}
+
+/* Evidence taken for another run does not cover this one. */
+static int names_other(const char *for_run, const char *run_id)
+{
+	return for_run && (!run_id || strcmp(for_run, run_id));
+}
+
+static int64_t run_start(const struct gp_run_evidence *e)
+{
+	return e->have_start ? e->start_ns : e->end_ns;
+}
+
+static int64_t run_end(const struct gp_run_evidence *e)
+{
+	return e->have_end ? e->end_ns : e->start_ns;
+}
+
+/* The failed checks in [start − W, end + W] (validity.h, struct gp_window). */
+static void failed_checks(const struct gp_run_evidence *e, const struct gp_window *w,
+			  struct gp_run_verdict *v)
+{
+	int64_t lo = run_start(e) - w->window_ns, hi = run_end(e) + w->window_ns;
+
+	for (size_t i = 0; i < w->n_h; i++) {
+		const struct gp_health_check *c = &w->h[i];
+		int vip_match = !e->url || same_url(c->target, e->url);
+
+		if (c->at < lo || c->at > hi || c->ok)
+			continue;
+		if (c->kind == GP_HEALTH_VIP && vip_match && !v->hit[GP_RULE_VIP])
+			reason(v, GP_RULE_VIP, gp_strfmt("vip_200: vip_chat check of %s failed at %s",
+							 c->target ? c->target : "the VIP", c->at_text));
+		else if (c->kind == GP_HEALTH_BACKEND && !v->hit[GP_RULE_BACKEND])
+			reason(v, GP_RULE_BACKEND,
+			       gp_strfmt("backend_health: backend_models check of %s failed at %s",
+					 c->target ? c->target : "a backend", c->at_text));
+		else if (c->kind == GP_HEALTH_KV && vip_match && !v->hit[GP_RULE_KV])
+			reason(v, GP_RULE_KV, gp_strfmt("kv_events: the KV-events precheck of %s failed "
+							"at %s", c->target ? c->target : "the VIP",
+							c->at_text));
+	}
+}
+
+/*
+ * The health rules: a covering round before and one after (validity.h,
+ * struct gp_window), each against the run's VIP, and no failed check in the
+ * window.
+ */
+static void health_rules(const struct gp_run_evidence *e, const struct gp_window *w,
 			 struct gp_run_verdict *v)
 {
-	const struct gp_health_round *before = NULL, *after = NULL;
-	int64_t s, t, lo, hi;
-	long n_vip = 0, n_be = 0;
+	struct gp_health_round *before = NULL, *after = NULL, *be_before = NULL, *be_after = NULL;
+	int64_t s = run_start(e), t = run_end(e);
 
-	if (!e->have_start && !e->have_end)
-		return;
-	s = e->have_start ? e->start_ns : e->end_ns;
-	t = e->have_end ? e->end_ns : e->start_ns;
-	for (size_t i = 0; i < n_rounds; i++) {
-		if (rounds[i].end <= s && (!before || rounds[i].end >= before->end))
-			before = &rounds[i];
-		if (rounds[i].start >= t && (!after || rounds[i].start < after->start))
-			after = &rounds[i];
-	}
-	lo = before ? before->start : s;
-	hi = after ? after->end : t;
-	for (size_t i = 0; i < n_h; i++) {
-		const struct gp_health_check *c = &h[i];
+	for (size_t i = 0; i < w->n_rounds; i++) {
+		struct gp_health_round *r = &w->rounds[i];
+		int is_before = r->end <= s && r->end >= s - w->window_ns;
+		int is_after = r->start >= t && r->start <= t + w->window_ns;
 
-		if (c->at < lo || c->at > hi)
+		if (names_other(r->for_run, e->run_id) || (!is_before && !is_after))
 			continue;
-		if (c->kind == GP_HEALTH_VIP) {
-			n_vip++;
-			if (!c->ok && !v->hit[GP_RULE_VIP])
-				reason(v, GP_RULE_VIP, gp_strfmt("vip_200: vip_chat check of %s failed at %s",
-								 c->target ? c->target : "the VIP",
-								 c->at_text));
-		} else if (c->kind == GP_HEALTH_BACKEND) {
-			n_be++;
-			if (!c->ok && !v->hit[GP_RULE_BACKEND])
-				reason(v, GP_RULE_BACKEND,
-				       gp_strfmt("backend_health: backend_models check of %s failed at %s",
-						 c->target ? c->target : "a backend", c->at_text));
-		}
+		if (is_before && r->n_backend && (!be_before || r->end > be_before->end))
+			be_before = r;
+		if (is_after && r->n_backend && (!be_after || r->start < be_after->start))
+			be_after = r;
+		if (!e->url || !same_url(r->vip, e->url))
+			continue;
+		if (is_before && (!before || r->end > before->end))
+			before = r;
+		if (is_after && (!after || r->start < after->start))
+			after = r;
 	}
-	v->checked[GP_RULE_VIP] = n_vip > 0;
-	v->checked[GP_RULE_BACKEND] = n_be > 0;
+	v->checked[GP_RULE_VIP] = v->checked[GP_RULE_KV] = before && after;
+	v->checked[GP_RULE_BACKEND] = be_before && be_after;
+	if (before && after)
+		before->used = after->used = 1;
+	if (be_before && be_after)
+		be_before->used = be_after->used = 1;
+	failed_checks(e, w, v);
+}
+
+/* The probe rule: a good probe of the arm before the run, none failed. */
+static void probe_rule(const struct gp_run_evidence *e, const struct gp_window *w, int64_t gen,
+		       struct gp_run_verdict *v)
+{
+	int64_t s = run_start(e), t = run_end(e);
+	struct gp_probe_ev *cover = NULL;
+
+	for (size_t i = 0; i < w->n_probes; i++) {
+		struct gp_probe_ev *p = &w->probes[i];
+
+		if (!e->arm || strcmp(p->arm, e->arm) || (p->vip && e->url && !same_url(p->vip, e->url)))
+			continue;
+		if (!p->ok && p->at >= s - w->window_ns && p->at <= t + w->window_ns) {
+			if (!v->hit[GP_RULE_PROBE])
+				reason(v, GP_RULE_PROBE, gp_strfmt("probe: the probe %s of arm %s at %s "
+								   "failed: %s", p->run ? p->run : "?",
+								   p->arm, p->at_text,
+								   p->reason ? p->reason : "not engaged"));
+			continue;
+		}
+		if (!p->ok || names_other(p->for_run, e->run_id) || !p->vip || !e->url)
+			continue;
+		if (p->at > s || p->at < s - w->window_ns || p->at <= gen)
+			continue;
+		if (!cover || p->at > cover->at)
+			cover = p;
+	}
+	v->checked[GP_RULE_PROBE] = cover != NULL;
+	if (cover)
+		cover->used = 1;
+}
+
+/*
+ * The gateway rule: the last recreation at or before the start was of the
+ * run's arm, and none happened during the run.  Returns the time of that
+ * recreation (INT64_MIN when none), which a probe must follow.
+ */
+static int64_t gateway_rule(const struct gp_run_evidence *e, const struct gp_window *w,
+			    struct gp_run_verdict *v)
+{
+	int64_t s = run_start(e), t = run_end(e);
+	const struct gp_gateway_ev *last = NULL, *during = NULL;
+
+	for (size_t i = 0; i < w->n_gw; i++) {
+		const struct gp_gateway_ev *g = &w->gw[i];
+
+		if (g->up_at <= s && (!last || g->up_at >= last->up_at))
+			last = g;
+		if (g->up_at > s && g->up_at <= t && !during)
+			during = g;
+	}
+	if (!last)
+		return INT64_MIN;
+	v->checked[GP_RULE_GATEWAY] = 1;
+	if (!e->arm || strcmp(last->arm, e->arm))
+		reason(v, GP_RULE_GATEWAY, gp_strfmt("gateway: the gateway was last recreated at %s "
+							"in arm %s, not %s", last->at_text, last->arm,
+							e->arm ? e->arm : "?"));
+	if (during)
+		reason(v, GP_RULE_GATEWAY, gp_strfmt("gateway: the gateway was recreated during the "
+							"run, at %s (generation %s)", during->at_text,
+							during->generation ? during->generation : "?"));
+	return last->up_at;
+}
+
+/* The rules that read the evidence around the run. */
+static void window_rules(const struct gp_run_evidence *e, const struct gp_window *w,
+			 struct gp_run_verdict *v)
+{
+	int64_t gen;
+
+	if (!w || (!e->have_start && !e->have_end))
+		return;
+	health_rules(e, w, v);
+	gen = gateway_rule(e, w, v);
+	probe_rule(e, w, gen, v);
 }
 
 /* client_behind: discarded past the tolerance of the schedule, flagged within. */
@@ -344,9 +490,8 @@ static void own_rules(const struct gp_run_evidence *e, struct gp_run_verdict *v)
 				    GP_EMU_LATE_FRAC * 100, GP_EMU_LATE_MIN));
 }
 
-int gp_validity_judge(const struct gp_run_evidence *e, const struct gp_health_check *h,
-		      size_t n_h, const struct gp_health_round *rounds, size_t n_rounds,
-		      int strict, struct gp_run_verdict *v)
+int gp_validity_judge(const struct gp_run_evidence *e, const struct gp_window *w, int strict,
+		      struct gp_run_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->reasons = json_array();
@@ -357,10 +502,15 @@ int gp_validity_judge(const struct gp_run_evidence *e, const struct gp_health_ch
 		return -1;
 	}
 	stream_rules(e, v);
-	health_rules(e, h, n_h, rounds, n_rounds, v);
+	window_rules(e, w, v);
 	client_rules(e, v);
 	shard_rule(e, v);
 	own_rules(e, v);
+	v->checked[GP_RULE_MIXED] = 1;
+	if (e->other_id)
+		reason(v, GP_RULE_MIXED, gp_strfmt("mixed_runs: two runs, %s and %s, are this one "
+						       "(arm, rate, rep): records of two campaigns?",
+						       e->run_id ? e->run_id : "?", e->other_id));
 	if (e->paired == 0)
 		reason(v, GP_RULE_PAIRED, gp_strfmt("zero_paired: no ok request with both ttft_ms and "
 						    "tpot_ms (%ld attempted)", e->n_req));

@@ -15,7 +15,10 @@
  *     lateness, capped_sends, interrupted, achieved_rps);
  *   - its header: started_at and whether the schedule is Poisson;
  *   - the shard ("I/N") its headers and trailers name (gp_validity_note_shard);
- *   - the health checks in its health window (gp_validity_rounds).
+ *   - the evidence around it (struct gp_window): the health rounds that
+ *     ended at most W s before its start and began at most W s after its
+ *     end against the run's VIP URL (gp_validity_rounds), the probes of its
+ *     arm, and the gateway's recreations (gateway records: its generations).
  * The caller reads the records (and dies on bad input); nothing here reads,
  * prints or exits.  The functions that allocate return 0, or -1 with errno
  * ENOMEM when memory runs out (the evidence or verdict then holds what it
@@ -39,7 +42,8 @@
 enum gp_rule {
 	GP_RULE_FRAMING, GP_RULE_HANG, GP_RULE_TIMEOUT, GP_RULE_VIP, GP_RULE_BACKEND,
 	GP_RULE_PAIRED, GP_RULE_BEHIND, GP_RULE_CAPPED, GP_RULE_INTERRUPTED, GP_RULE_RATE,
-	GP_RULE_SHARDS, GP_RULE_CLIENT_LIMIT, GP_RULE_EMULATOR, GP_N_RULES
+	GP_RULE_SHARDS, GP_RULE_CLIENT_LIMIT, GP_RULE_EMULATOR, GP_RULE_KV, GP_RULE_PROBE,
+	GP_RULE_GATEWAY, GP_RULE_MIXED, GP_N_RULES
 };
 
 /*
@@ -112,6 +116,10 @@ struct gp_run_evidence {
 	/* from the trailers: responses read as event streams by their body, and
 	 * usage not believed (flagged, not discarded) */
 	long long sse_by_body, usage_contradicted;
+	/* the run's identity, borrowed (the caller keeps the strings while it
+	 * judges): arm, run id, the header's url, and a second run id seen for
+	 * the same (arm, rate, rep), or NULL */
+	const char *arm, *run_id, *url, *other_id;
 };
 
 /* Count one metrics snapshot of the run (phase 0 before, 1 after) that
@@ -144,7 +152,7 @@ int gp_validity_note_shard(struct gp_run_evidence *e, long i, long n, int traile
 void gp_run_evidence_release(struct gp_run_evidence *e);
 
 /* A health check or a round's end (health_summary), for the health rules. */
-enum { GP_HEALTH_VIP, GP_HEALTH_BACKEND, GP_HEALTH_OTHER, GP_HEALTH_SUMMARY };
+enum { GP_HEALTH_VIP, GP_HEALTH_BACKEND, GP_HEALTH_OTHER, GP_HEALTH_SUMMARY, GP_HEALTH_KV };
 
 struct gp_health_check {
 	int64_t at;			/* ns since the epoch */
@@ -152,10 +160,17 @@ struct gp_health_check {
 	int kind;			/* GP_HEALTH_* */
 	int ok;
 	const char *target, *at_text;	/* for the reason; target may be NULL */
+	const char *for_run;		/* the run it was taken for (for_run), or NULL */
+	int64_t began;			/* a summary's at − t_s (the round's start); 0: unknown */
 };
 
 struct gp_health_round {
 	int64_t start, end;
+	const char *for_run;		/* its checks' for_run (the first named), or NULL */
+	const char *vip;		/* the target of its first vip_chat check, or NULL */
+	const char *start_text, *end_text;
+	long n_backend;			/* backend_models checks */
+	int used;			/* it covered a run (set by gp_validity_judge) */
 };
 
 /*
@@ -165,6 +180,48 @@ struct gp_health_round {
  */
 int gp_validity_rounds(struct gp_health_check *h, size_t n, struct gp_health_round **rounds,
 		       size_t *n_rounds);
+
+/* A gp-probe record: arm, VIP, end, verdict, and the run it was taken for. */
+struct gp_probe_ev {
+	const char *arm, *vip, *run, *for_run, *at_text, *reason;	/* vip, for_run may be NULL */
+	int64_t at;
+	int ok;				/* mode_confirmed and engaged */
+	int used;			/* it covered a run (set by gp_validity_judge) */
+};
+
+/* A recreation of the gateway (the campaign's gateway record): a generation. */
+struct gp_gateway_ev {
+	const char *arm, *generation, *at_text;
+	int64_t up_at;
+};
+
+/*
+ * The evidence around the runs.  window_ns is W: a health round covers a
+ * run from before when it ended in [start − W, start], from after when it
+ * began in [end, end + W]; it must have a vip_chat check of the run's VIP URL
+ * (the run header's `url`; trailing "/" ignored) and name no other run
+ * (for_run).  A probe covers a run when it is of the run's arm and VIP, ok,
+ * ended in [start − W, start], after the gateway's last recreation before
+ * the start (when gateway records exist), and names no other run.  A failed
+ * check (vip_chat or kv_events of the run's VIP, backend_models of any
+ * backend) or a failed probe of the arm that ended in [start − W, end + W]
+ * discards the run.  The gateway rule: the last recreation before the start
+ * was of the run's arm, and none happened during the run.
+ */
+struct gp_window {
+	const struct gp_health_check *h;	/* sorted by gp_validity_rounds */
+	size_t n_h;
+	struct gp_health_round *rounds;
+	size_t n_rounds;
+	struct gp_probe_ev *probes;
+	size_t n_probes;
+	const struct gp_gateway_ev *gw;		/* any order */
+	size_t n_gw;
+	int64_t window_ns;
+};
+
+/* The default W: 60 s. */
+#define GP_WINDOW_S 60
 
 struct gp_run_verdict {
 	int checked[GP_N_RULES];	/* the rule's evidence was there */
@@ -176,19 +233,16 @@ struct gp_run_verdict {
 };
 
 /*
- * Judge one run: every rule against its evidence and the health checks h
- * (sorted by gp_validity_rounds, with its rounds).  The health window runs
- * from the start of the last round that ended at or before the run's start
- * to the end of the first round that began at or after its end (the run's
- * own start or end when there is no such round); a run with neither start
- * nor end has no window and its health rules are not checked.  With strict,
- * a rule not checked is a reason too.  v is overwritten (release it first
- * when reused).  -1 when out of memory: then v holds nothing (no verdict
- * missing one of its reasons is ever returned).
+ * Judge one run: every rule against its evidence and the evidence around it
+ * (w; NULL: none).  A run with neither start nor end has no window: its
+ * health, probe and gateway rules are not checked.  With strict, a rule not
+ * checked is a reason too.  The rounds and probes that cover the run are
+ * marked used.  v is overwritten (release it first when reused).  -1 when
+ * out of memory: then v holds nothing (no verdict missing one of its
+ * reasons is ever returned).
  */
-int gp_validity_judge(const struct gp_run_evidence *e, const struct gp_health_check *h,
-		      size_t n_h, const struct gp_health_round *rounds, size_t n_rounds,
-		      int strict, struct gp_run_verdict *v);
+int gp_validity_judge(const struct gp_run_evidence *e, const struct gp_window *w, int strict,
+		      struct gp_run_verdict *v);
 
 void gp_run_verdict_release(struct gp_run_verdict *v);
 

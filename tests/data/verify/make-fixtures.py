@@ -57,15 +57,18 @@ for arm in ("rr", "cache"):
     out.append({"type": "probe_sample", "arm": arm, "t_s": 1.0,
                 "inflight": {"b1": 3, "b2": 3} if arm == "rr" else {"b1": 6, "b2": 0},
                 "peak_to_mean": 1.0 if arm == "rr" else 2.0})
-    out.append({"type": "probe", "arm": arm, "expect": expect,
-                "concentration": 1.0 if arm == "rr" else 2.0,
-                "mode_evidence": "balance roundrobin" if arm == "rr" else "balance hdr(x-gp-cache-key)",
-                "mode_confirmed": True, "engaged": True})
     for rep in range(1, REPS + 1):
         run_no += 1
         rid = "%s-r%d" % (arm, rep)
         start = T0 + run_no * 60
+        out.append({"type": "gateway", "arm": arm, "up_at": ts(start - 6), "pid": 1000 + run_no,
+                    "generation": "%d@%s" % (1000 + run_no, ts(start - 6))})
         out += health_round(start - 5)
+        out.append({"type": "probe", "run": "probe-" + rid, "for_run": rid, "arm": arm,
+                    "vip": "http://127.0.0.1:8080", "expect": expect,
+                    "concentration": 1.0 if arm == "rr" else 2.0,
+                    "mode_evidence": "balance roundrobin" if arm == "rr" else "balance hdr(x-gp-cache-key)",
+                    "mode_confirmed": True, "engaged": True, "requests": 64, "at": ts(start - 2)})
         out.append({"type": "run", "run": rid, "arm": arm, "rep": rep, "rate_rps": RATE,
                     "url": "http://127.0.0.1:8080", "started_at": ts(start), "deadline_s": 30,
                     "seed": rep, "schedule": "rescale"})
