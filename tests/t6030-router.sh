@@ -13,7 +13,8 @@ kv() { jq -c "select(.check==\"kv_events\")" "$1"; }
 dual() { cat "$@" | gp-verify validity 2>/dev/null | gp-verify publish -q --fleet fleet.json 2>/dev/null |
 	 jq -c "select(.type==\"dual_proof\" and .arm==\"kv\")"; }
 replay() { gp-trace synth --requests 8 --rate-rps 10 --keys 3 --output-tokens 8 --seed 2 >trace &&
-	   gp-replay --url "http://127.0.0.1:$GP_VIP_PORT" --model gp-sim --arm kv --rep 1 --rate-rps 10 <trace >replay 2>/dev/null; }
+	   gp-replay --url "http://127.0.0.1:$GP_VIP_PORT" --model gp-sim --arm kv --rep 1 --rate-rps 10 \
+		--scrape "http://127.0.0.1:$GP_VIP_PORT/metrics" <trace >replay 2>/dev/null; }
 
 start_router kv || fail_all "gp-sim --router did not start"
 fleet_from "$GP_TOP/examples/router/fleet.json" >fleet.json
@@ -38,12 +39,12 @@ test_expect_success 'kv: ready, and the precheck sees the router hit counter mov
 # kv, probed with 8 keys over 4 engines: prefix-affine and spread (the arm's
 # expect); whether one hot key concentrates depends on when an engine's cache
 # holds a prefix (at admission or after prefill), which is the engine's model.
-test_expect_success 'kv: the probe (8 keys) is engaged; its snapshots carry the dual proof' '
+test_expect_success 'kv: the probe (8 keys) is engaged; the replay scrapes of its own carry the dual proof' '
 	gp-probe --fleet fleet.json --arm kv --keys 8 $B >probe.ndjson 2>err &&
 	probe_rec probe.ndjson | jq -e ".engaged and .mode_evidence == \"gp_router_mode{mode=\\\"kv\\\"} 1\" and .concentration <= 1.5" &&
 	replay && dual probe.ndjson replay >d &&
 	jq -e ".decision_ok == true and .evidence == \"gateway_counters\"" d &&
-	jq -e ".detail | test(\"gp_router_cache_hits_total \\\\+[1-9][0-9]* over 1 runs \\\\(0 did not move\\\\)\")" d
+	jq -e ".detail | test(\"gp_router_cache_hits_total \\\\+[1-9][0-9]* over 1 replays \\\\(0 did not move\\\\)\")" d
 '
 kill "$SIM_PID"; wait "$SIM_PID" 2>/dev/null
 
@@ -64,10 +65,10 @@ test_expect_success 'kv_events_down is silent: the mode still says kv and the lo
 	probe_rec probe.ndjson | jq -e ".mode_confirmed and .engaged"
 '
 
-test_expect_success 'kv_events_down: the dual proof on the probe snapshots fails, naming the counter' '
+test_expect_success 'kv_events_down: the dual proof on the replay scrapes fails, naming the counter' '
 	replay && dual probe.ndjson replay >d &&
 	jq -e ".decision_ok == false" d &&
-	jq -e ".detail | test(\"gp_router_cache_hits_total \\\\+0 over 1 runs \\\\(1 did not move\\\\)\")" d &&
+	jq -e ".detail | test(\"gp_router_cache_hits_total \\\\+0 over 1 replays \\\\(1 did not move\\\\)\")" d &&
 	cat probe.ndjson replay | gp-verify validity 2>/dev/null | gp-verify publish -q --fleet fleet.json 2>/dev/null |
 		jq -r "select(.type==\"verdict\") | .reasons[]" | grep -q "^dual_proof: arm kv: decision: gp_router_cache_hits_total +0"
 '
