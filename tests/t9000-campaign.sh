@@ -18,9 +18,10 @@ C=$GP_TOP/examples/campaign
 
 BASE=$(free_port_range 7) || skip_all "no free ports"
 # The demo's protocol, shortened: 2 arms, 2 rungs, 3 reps (cap 4), 2-s runs,
-# prefill-only calibration, a short trace; the ladder grows one rung each way
+# Poisson arrivals (the demo's are evenly spaced), prefill-only calibration, a
+# short trace; the ladder grows one rung each way
 # at most.
-jq '.arms = ["rr", "chash"] | .compare = [["chash", "rr"]] | .min_reps = 3 | .rep_cap = 4 | .run.duration_s = 2 |
+jq '.arms = ["rr", "chash"] | .compare = [["chash", "rr"]] | .min_reps = 3 | .rep_cap = 4 | .run.duration_s = 2 | .run.schedule = "poisson" |
     .ladder.grow = {"ratio": 1.5, "max_below": 1, "max_above": 1} | del(.run.resolution) |
     .ladder.rungs = ["unsaturated", "moderate"] | .ladder.unsaturated = 0.3 | .ladder.moderate = 0.5 |
     .slo.baseline.requests = 6 | .calibration.roles = ["prefill"] |

@@ -56,7 +56,7 @@ sed -e "s|\${GP_TOP}|$GP_TOP|g; s/\${GP_VIP_PORT}/$GP_VIP_PORT/g" \
     "$C/fleet.json" | jq '.arms |= map(select(.name | IN("rr", "bounded")))' >fleet.json
 # The demo's protocol, short: one rung, 3 reps (cap 3), 2-s runs, prefill-only
 # calibration, a short trace; spread_max 2 as the demo's.
-jq '.arms = ["rr", "bounded"] | .compare = [] | .min_reps = 3 | .rep_cap = 3 | .run.duration_s = 2 |
+jq '.arms = ["rr", "bounded"] | .compare = [] | .min_reps = 3 | .rep_cap = 3 | .run.duration_s = 2 | .run.schedule = "poisson" | del(.run.resolution) | del(.ladder.grow) |
     .ladder.rungs = ["moderate"] | .ladder.unsaturated = 0.3 | .ladder.moderate = 0.4 |
     .slo.baseline.requests = 6 | .calibration.roles = ["prefill"] |
     .calibration.prefill.start_rps = 3 | .calibration.prefill.hold_s = 3 |

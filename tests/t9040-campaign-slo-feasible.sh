@@ -22,7 +22,7 @@ export GP_B1=127.0.0.1:$BASE GP_B2=127.0.0.1:$((BASE + 1)) GP_B3=127.0.0.1:$((BA
 	GP_B4=127.0.0.1:$((BASE + 3)) GP_ROUTER=127.0.0.1:$((BASE + 4)) \
 	GP_VIP_PORT=$((BASE + 5)) GP_PROM_PORT=$((BASE + 6))
 # The demo's protocol, shortened as in t9000, with the SLO at 2 x.
-jq '.arms = ["rr", "chash"] | .min_reps = 3 | .rep_cap = 3 | .run.duration_s = 2 |
+jq '.arms = ["rr", "chash"] | .compare = [] | .min_reps = 3 | .rep_cap = 3 | .run.duration_s = 2 | .run.schedule = "poisson" | del(.run.resolution) | del(.ladder.grow) |
     .ladder.rungs = ["unsaturated", "moderate"] | .ladder.unsaturated = 0.3 | .ladder.moderate = 0.5 |
     .slo.multiple = 2 | .slo.idle_requests = 4 | .calibration.roles = ["prefill"] |
     .calibration.prefill.start_rps = 3 | .calibration.prefill.hold_s = 3 |
