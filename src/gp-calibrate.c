@@ -670,152 +670,201 @@ static json_t *idle_stats(double *x, size_t n)
 	return o;
 }
 
-static int cmd_idle(int argc, char **argv)
-{
-	const char *fleet_path = NULL, *outpath = NULL, *trace = NULL, *model = NULL, *cacert = NULL;
-	const char **eps = NULL;
-	size_t neps = 0;
-	long nreq = 8, timeout_ms = 120000;
-	int insecure = 0, c, bad = 0, unreachable = 0;
+/* gp-calibrate idle: its options, the fleet and trace they name, and what
+ * every request shares. */
+struct idle {
+	const char *fleet_path, *outpath, *trace, *model, *cacert;
+	const char **eps;
+	size_t neps;
+	long nreq, timeout_ms;
+	int insecure;
 	struct gp_fleet f;
-	struct trace_shape t = { 0 };
-	struct gp_http_tls tls = { 0 };
-	char key[1024], err[256], nonce[64], started[64];
+	struct trace_shape t;
+	struct gp_http_tls tls;
+	char key[1024], nonce[64], started[64];
 	int have_key;
+};
+
+/* One backend's tally of its idle requests. */
+struct idle_tally {
+	double *ttft, *tpot;
+	size_t nt, np;
+	long ok, failed, connect, sent;
+};
+
+static void idle_opts(struct idle *I, int argc, char **argv)
+{
+	int c;
 
 	while ((c = gp_getopt(argc, argv, "ho:", longopts())) != -1) {
 		switch (c) {
 		case 'h': gp_print_help(usage);
 		case O_VERSION: gp_print_version();
-		case 'o': outpath = optarg; break;
-		case O_FLEET: fleet_path = optarg; break;
-		case O_TRACE: trace = optarg; break;
-		case O_MODEL: model = optarg; break;
-		case O_CACERT: cacert = optarg; break;
-		case O_INSECURE: insecure = 1; break;
+		case 'o': I->outpath = optarg; break;
+		case O_FLEET: I->fleet_path = optarg; break;
+		case O_TRACE: I->trace = optarg; break;
+		case O_MODEL: I->model = optarg; break;
+		case O_CACERT: I->cacert = optarg; break;
+		case O_INSECURE: I->insecure = 1; break;
 		case O_ENDPOINT:
-			eps = gp_xrealloc(eps, (neps + 1) * sizeof(*eps));
-			eps[neps++] = optarg;
+			I->eps = gp_xrealloc(I->eps, (I->neps + 1) * sizeof(*I->eps));
+			I->eps[I->neps++] = optarg;
 			break;
-		case O_REQUESTS: nreq = gp_opt_long("--requests", optarg, 1, 10000); break;
+		case O_REQUESTS: I->nreq = gp_opt_long("--requests", optarg, 1, 10000); break;
 		case O_TIMEOUT:
-			timeout_ms = (long)(gp_opt_double("--timeout-s", optarg, 0.001, 86400) * 1000);
+			I->timeout_ms = (long)(gp_opt_double("--timeout-s", optarg, 0.001, 86400) * 1000);
 			break;
 		default: gp_usage_error("idle: option not allowed here");
 		}
 	}
-	if (!fleet_path || !trace)
+	if (!I->fleet_path || !I->trace)
 		gp_usage_error("idle: --fleet FILE and --trace FILE are required");
 	if (optind < argc)
 		gp_usage_error("idle: unexpected argument '%s'", argv[optind]);
-	fleet_load(&f, fleet_path);
-	if (!model)
-		model = f.model;
-	if (!model)
+}
+
+/* The fleet, the trace's shapes, the key, TLS and the run's stamps. */
+static void idle_setup(struct idle *I)
+{
+	char err[256];
+
+	fleet_load(&I->f, I->fleet_path);
+	if (!I->model)
+		I->model = I->f.model;
+	if (!I->model)
 		gp_usage_error("idle: no model (--model, or the fleet's model)");
-	trace_shapes(trace, &t);
-	have_key = gp_stream_api_key(NULL, key, sizeof(key), err, sizeof(err));
-	if (have_key < 0)
+	trace_shapes(I->trace, &I->t);
+	I->have_key = gp_stream_api_key(NULL, I->key, sizeof(I->key), err, sizeof(err));
+	if (I->have_key < 0)
 		gp_die(GP_EXIT_USAGE, "%s", err);
-	tls.cacert = cacert;
-	tls.insecure = insecure;
+	I->tls.cacert = I->cacert;
+	I->tls.insecure = I->insecure;
 	if (gp_http_global_init())
 		gp_die(GP_EXIT_SOFTWARE, "libcurl could not be initialised");
-	gp_rfc3339(gp_wall_ns(), started, sizeof(started));
-	snprintf(nonce, sizeof(nonce), "%lld", (long long)gp_now_ns());
-	out_open(outpath);
-	for (size_t bi = 0; bi < f.n_backends && !gp_sig_stop(); bi++) {
-		const struct gp_fleet_backend *b = &f.backends[bi];
-		const char *bn = b->name ? b->name : b->url;
-		double *ttft = gp_xcalloc((size_t)nreq, sizeof(double));
-		double *tpot = gp_xcalloc((size_t)nreq, sizeof(double));
-		size_t nt = 0, np = 0;
-		long ok = 0, failed = 0, connect = 0, sent = 0;
-		int want = neps == 0;
-		json_t *rec;
+	gp_rfc3339(gp_wall_ns(), I->started, sizeof(I->started));
+	snprintf(I->nonce, sizeof(I->nonce), "%lld", (long long)gp_now_ns());
+}
 
-		for (size_t e = 0; e < neps; e++)
-			if ((b->name && !strcmp(eps[e], b->name)) || gp_fleet_backend_index(&f, eps[e]) == (long)bi)
-				want = 1;
-		if (!want) {
-			free(ttft);
-			free(tpot);
-			continue;
-		}
-		if (gp_fleet_is_gateway_url(&f, b->url) || gp_fleet_resolves_to_gateway(&f, b->url) >= 0)
-			gp_die(GP_EXIT_USAGE, "%s: backend %s (%s) is a VIP or the gateway: the idle "
-			       "baseline is taken on each backend directly", fleet_path, bn, b->url);
-		for (long i = 0; i < nreq && !gp_sig_stop(); i++) {
-			size_t k = (size_t)((double)i * (double)t.n / (double)nreq);
-			long in = t.in[k], outn = t.outtok[k];
-			size_t plen = gp_trace_synth_prompt(NULL, 0, in, NULL, 0, 0, "");
-			char *prompt = gp_xmalloc(plen + 1), salt[256];
-			struct gp_buf body = { 0 };
-			struct gp_oai_req q = { 0 };
-			struct gp_stream_chat_cfg cfg = { b->url, have_key ? key : NULL, NULL, NULL,
-							  timeout_ms, &tls, gp_sig_stop };
-			struct gp_stream_chat_res r;
+/* Is backend bi one that --endpoint names (all of them without one)? */
+static int idle_wanted(const struct idle *I, size_t bi)
+{
+	const struct gp_fleet_backend *b = &I->f.backends[bi];
 
-			snprintf(salt, sizeof(salt), "idle %s %s %ld", nonce, bn, i);
-			gp_trace_synth_prompt(prompt, plen + 1, in, NULL, 0, 0, salt);
-			q.chat = 1;
-			q.model = model;
-			q.prompt = prompt;
-			q.prompt_len = plen;
-			q.max_tokens = outn;
-			q.stream = 1;
-			q.include_usage = 1;
-			q.ignore_eos = 1;
-			if (gp_oai_req_write(&body, &q))
-				gp_die_nomem();
-			if (gp_stream_chat_once(&cfg, body.p, body.len, NULL, 0, &r))
-				gp_die(GP_EXIT_SOFTWARE, "libcurl: %s", r.detail);
-			sent++;
-			if (r.error) {
-				failed++;
-				if (!strcmp(r.error, "connect"))
-					connect++;
-			} else {
-				ok++;
-			}
-			if (!r.error && isfinite(r.ttft_ms))
-				ttft[nt++] = r.ttft_ms;
-			if (!r.error && isfinite(r.tpot_ms))
-				tpot[np++] = r.tpot_ms;
-			emit(json_pack("{s:s, s:s?, s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:s?, s:s?, s:I, s:s?}",
-				       "type", "idle_request", "backend", b->name, "endpoint", b->url,
-				       "seq", (json_int_t)i, "input_tokens", (json_int_t)in,
-				       "output_tokens", (json_int_t)outn,
-				       "ttft_ms", gp_json_real(r.ttft_ms), "tpot_ms", gp_json_real(r.tpot_ms),
-				       "e2e_ms", gp_json_real(r.e2e_ms), "out_tokens", (json_int_t)r.out_tokens,
-				       "outcome", r.outcome ? r.outcome : "failed", "error", r.error,
-				       "http_status", (json_int_t)r.status, "error_detail",
-				       r.error && *r.detail ? r.detail : NULL));
-			free(prompt);
-			gp_buf_release(&body);
-			if (connect && connect == sent)
-				break;	/* nothing listens: one refusal says so */
-		}
-		rec = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:s, s:s}",
-				"type", "idle_baseline", "backend", b->name, "endpoint", b->url, "model", model,
-				"trace", trace, "requests", (json_int_t)sent, "ok", (json_int_t)ok,
-				"failed", (json_int_t)failed, "trace_records", (json_int_t)t.n,
-				"ttft_ms", idle_stats(ttft, nt), "tpot_ms", idle_stats(tpot, np),
-				"started_at", started, "version", GP_VERSION);
-		emit(rec);
-		gp_info("idle %s: %ld ok, %ld failed, TTFT p50 %.4g ms, TPOT p50 %.4g ms", bn, ok, failed,
-			nt ? gp_quantile_sorted(ttft, nt, 0.5) : NAN, np ? gp_quantile_sorted(tpot, np, 0.5) : NAN);
-		if (failed)
-			bad = 1;
-		if (connect && connect == sent)
-			unreachable = 1;
-		free(ttft);
-		free(tpot);
+	if (I->neps == 0)
+		return 1;
+	for (size_t e = 0; e < I->neps; e++)
+		if ((b->name && !strcmp(I->eps[e], b->name)) || gp_fleet_backend_index(&I->f, I->eps[e]) == (long)bi)
+			return 1;
+	return 0;
+}
+
+/* Request i of backend b: a trace-shaped prompt of its own (no prefix any
+ * cache could hold), sent directly, tallied, and its idle_request record. */
+static void idle_request(const struct idle *I, const struct gp_fleet_backend *b, long i,
+			 struct idle_tally *y)
+{
+	const char *bn = b->name ? b->name : b->url;
+	size_t k = (size_t)((double)i * (double)I->t.n / (double)I->nreq);
+	long in = I->t.in[k], outn = I->t.outtok[k];
+	size_t plen = gp_trace_synth_prompt(NULL, 0, in, NULL, 0, 0, "");
+	char *prompt = gp_xmalloc(plen + 1), salt[256];
+	struct gp_buf body = { 0 };
+	struct gp_oai_req q = { 0 };
+	struct gp_stream_chat_cfg cfg = { b->url, I->have_key ? I->key : NULL, NULL, NULL,
+					  I->timeout_ms, &I->tls, gp_sig_stop };
+	struct gp_stream_chat_res r;
+
+	snprintf(salt, sizeof(salt), "idle %s %s %ld", I->nonce, bn, i);
+	gp_trace_synth_prompt(prompt, plen + 1, in, NULL, 0, 0, salt);
+	q.chat = 1;
+	q.model = I->model;
+	q.prompt = prompt;
+	q.prompt_len = plen;
+	q.max_tokens = outn;
+	q.stream = 1;
+	q.include_usage = 1;
+	q.ignore_eos = 1;
+	if (gp_oai_req_write(&body, &q))
+		gp_die_nomem();
+	if (gp_stream_chat_once(&cfg, body.p, body.len, NULL, 0, &r))
+		gp_die(GP_EXIT_SOFTWARE, "libcurl: %s", r.detail);
+	y->sent++;
+	if (r.error) {
+		y->failed++;
+		y->connect += !strcmp(r.error, "connect");
+	} else {
+		y->ok++;
 	}
-	free(eps);
-	free(t.in);
-	free(t.outtok);
-	gp_fleet_release(&f);
+	if (!r.error && isfinite(r.ttft_ms))
+		y->ttft[y->nt++] = r.ttft_ms;
+	if (!r.error && isfinite(r.tpot_ms))
+		y->tpot[y->np++] = r.tpot_ms;
+	emit(json_pack("{s:s, s:s?, s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:s?, s:s?, s:I, s:s?}",
+		       "type", "idle_request", "backend", b->name, "endpoint", b->url,
+		       "seq", (json_int_t)i, "input_tokens", (json_int_t)in,
+		       "output_tokens", (json_int_t)outn,
+		       "ttft_ms", gp_json_real(r.ttft_ms), "tpot_ms", gp_json_real(r.tpot_ms),
+		       "e2e_ms", gp_json_real(r.e2e_ms), "out_tokens", (json_int_t)r.out_tokens,
+		       "outcome", r.outcome ? r.outcome : "failed", "error", r.error,
+		       "http_status", (json_int_t)r.status, "error_detail",
+		       r.error && *r.detail ? r.detail : NULL));
+	free(prompt);
+	gp_buf_release(&body);
+}
+
+/* Backend b's requests and its idle_baseline record; 1 when one failed, 2
+ * when nothing listened (every request refused at connect). */
+static int idle_backend(const struct idle *I, const struct gp_fleet_backend *b)
+{
+	const char *bn = b->name ? b->name : b->url;
+	struct idle_tally y = { gp_xcalloc((size_t)I->nreq, sizeof(double)),
+				gp_xcalloc((size_t)I->nreq, sizeof(double)), 0, 0, 0, 0, 0, 0 };
+	int rc;
+
+	if (gp_fleet_is_gateway_url(&I->f, b->url) || gp_fleet_resolves_to_gateway(&I->f, b->url) >= 0)
+		gp_die(GP_EXIT_USAGE, "%s: backend %s (%s) is a VIP or the gateway: the idle "
+		       "baseline is taken on each backend directly", I->fleet_path, bn, b->url);
+	for (long i = 0; i < I->nreq && !gp_sig_stop(); i++) {
+		idle_request(I, b, i, &y);
+		if (y.connect && y.connect == y.sent)
+			break;	/* nothing listens: one refusal says so */
+	}
+	emit(json_pack("{s:s, s:s?, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:s, s:s}",
+		       "type", "idle_baseline", "backend", b->name, "endpoint", b->url, "model", I->model,
+		       "trace", I->trace, "requests", (json_int_t)y.sent, "ok", (json_int_t)y.ok,
+		       "failed", (json_int_t)y.failed, "trace_records", (json_int_t)I->t.n,
+		       "ttft_ms", idle_stats(y.ttft, y.nt), "tpot_ms", idle_stats(y.tpot, y.np),
+		       "started_at", I->started, "version", GP_VERSION));
+	gp_info("idle %s: %ld ok, %ld failed, TTFT p50 %.4g ms, TPOT p50 %.4g ms", bn, y.ok, y.failed,
+		y.nt ? gp_quantile_sorted(y.ttft, y.nt, 0.5) : NAN,
+		y.np ? gp_quantile_sorted(y.tpot, y.np, 0.5) : NAN);
+	rc = y.connect && y.connect == y.sent ? 2 : y.failed ? 1 : 0;
+	free(y.ttft);
+	free(y.tpot);
+	return rc;
+}
+
+static int cmd_idle(int argc, char **argv)
+{
+	struct idle I = { .nreq = 8, .timeout_ms = 120000 };
+	int bad = 0, unreachable = 0;
+
+	idle_opts(&I, argc, argv);
+	idle_setup(&I);
+	out_open(I.outpath);
+	for (size_t bi = 0; bi < I.f.n_backends && !gp_sig_stop(); bi++) {
+		int rc;
+
+		if (!idle_wanted(&I, bi))
+			continue;
+		rc = idle_backend(&I, &I.f.backends[bi]);
+		bad |= rc != 0;
+		unreachable |= rc == 2;
+	}
+	free(I.eps);
+	free(I.t.in);
+	free(I.t.outtok);
+	gp_fleet_release(&I.f);
 	out_close();
 	if (gp_sig_stop())
 		return GP_EXIT_NEGATIVE;

@@ -988,19 +988,12 @@ static const char *opt_name(int c)
 	return "?";
 }
 
-int main(int argc, char **argv)
+/* The subcommand argv[1] names (or --help, --version). */
+static enum cmd parse_cmd(int argc, char **argv)
 {
-	struct opts o = {
-		.requests = 1000, .rate_rps = 1, .keys = 16, .zipf = 1, .prefix_tokens = 1024,
-		.in_dist = {GP_DIST_FIXED, 2048, 0}, .out_dist = {GP_DIST_FIXED, 128, 0},
-		.arrival = GP_ARRIVAL_POISSON, .burstiness = 1, .block_tokens = 512, .seed = 1,
-		.key_blocks = 2, .turns = {GP_DIST_FIXED, 4, 0}, .think = {0, 5, 0},
-	};
-	int c, k;
 	const char *sub;
+	int k;
 
-	gp_log_init(argv[0]);
-	gp_sig_install();
 	if (argc < 2)
 		gp_usage_error("missing subcommand (synth, from-mooncake, from-azure, "
 			       "from-burstgpt, stats, prompt)");
@@ -1013,94 +1006,119 @@ int main(int argc, char **argv)
 		gp_usage_error("unknown option '%s' (a subcommand comes first)", sub);
 	for (k = 0; k < (int)(sizeof(cmd_names) / sizeof(cmd_names[0])); k++)
 		if (!strcmp(sub, cmd_names[k]))
-			break;
-	if (k == (int)(sizeof(cmd_names) / sizeof(cmd_names[0])))
-		gp_usage_error("unknown subcommand '%s'", sub);
-	o.cmd = (enum cmd)k;
+			return (enum cmd)k;
+	gp_usage_error("unknown subcommand '%s'", sub);
+	return C_SYNTH;
+}
 
+/* One option c (its argument optarg) of subcommand sub into o; arg0 is the
+ * option as written, for the message of one not handled. */
+static void parse_opt(struct opts *o, int c, const char *sub, const char *arg0)
+{
+	for (size_t i = 0; i < sizeof(applies) / sizeof(applies[0]); i++)
+		if (applies[i].opt == c && !(applies[i].cmds & B(o->cmd)))
+			gp_usage_error("--%s does not apply to '%s'", opt_name(c), sub);
+	switch (c) {
+	case O_REQUESTS:
+		o->requests = gp_opt_long("--requests", optarg, 0, 100000000L);
+		o->requests_set = 1;
+		break;
+	case O_SESSIONS:
+		if (o->cmd == C_BURSTGPT) {
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				gp_usage_error("from-burstgpt --sessions: 'on' or 'off'");
+			o->sessions = !strcmp(optarg, "on");
+			break;
+		}
+		o->sessions = gp_opt_long("--sessions", optarg, 1, 10000000L);
+		break;
+	case O_TURNS: parse_dist("--turns", optarg, &o->turns); o->sess_opt_set = 1; break;
+	case O_FIRST:
+		parse_dist("--first-input-tokens", optarg, &o->first_dist);
+		o->first_set = o->sess_opt_set = 1;
+		break;
+	case O_THINK: {
+		char err[96];
+
+		if (gp_secs_parse(optarg, &o->think, err, sizeof(err)))
+			gp_usage_error("--think-s: '%.40s': %s", optarg, err);
+		o->sess_opt_set = 1;
+		break;
+	}
+	case O_RATE: o->rate_rps = gp_opt_double("--rate-rps", optarg, 1e-9, 1e9); break;
+	case O_KEYS: o->keys = gp_opt_long("--keys", optarg, 0, MAX_KEYS); break;
+	case O_ZIPF: o->zipf = gp_opt_double("--zipf", optarg, 0, 100); break;
+	case O_PREFIX: o->prefix_tokens = gp_opt_long("--prefix-tokens", optarg, 0, MAX_TOKENS); break;
+	case O_IN: parse_dist("--input-tokens", optarg, &o->in_dist); break;
+	case O_OUT: parse_dist("--output-tokens", optarg, &o->out_dist); break;
+	case O_ARRIVAL:
+		if (!strcmp(optarg, "poisson"))
+			o->arrival = GP_ARRIVAL_POISSON;
+		else if (!strcmp(optarg, "gamma"))
+			o->arrival = GP_ARRIVAL_GAMMA;
+		else if (!strcmp(optarg, "constant"))
+			o->arrival = GP_ARRIVAL_CONSTANT;
+		else
+			gp_usage_error("--arrival: '%s' is not poisson, gamma or constant", optarg);
+		o->arrival_set = 1;
+		break;
+	case O_BURST:
+		o->burstiness = gp_opt_double("--burstiness", optarg, 1e-3, 1e3);
+		o->burstiness_set = 1;
+		break;
+	case O_BLOCK: o->block_tokens = gp_opt_long("--block-tokens", optarg, 1, 1L << 24); break;
+	case O_SEED: o->seed = gp_opt_u64("--seed", optarg); break;
+	case O_KEYBLOCKS: o->key_blocks = gp_opt_long("--key-blocks", optarg, 0, 64); break;
+	case 'o': o->output = optarg; break;
+	case 'z': o->gzip = 1; break;
+	case 'h': gp_print_help(usage);
+	case O_VERSION: gp_print_version();
+	default:
+		gp_usage_error("%s: option not handled: '%s'", sub, arg0);
+	}
+}
+
+/* synth's options judged together, after the last one is read. */
+static void check_synth(struct opts *o)
+{
+	if (o->nfiles)
+		gp_usage_error("synth takes no file argument ('%s')", o->files[0]);
+	if (o->burstiness_set && !o->arrival_set)
+		o->arrival = GP_ARRIVAL_GAMMA;
+	if (o->burstiness_set && o->arrival != GP_ARRIVAL_GAMMA)
+		gp_usage_error("--burstiness needs --arrival gamma");
+	if (o->sessions && o->requests_set)
+		gp_usage_error("--sessions and --requests exclude each other");
+	if (!o->sessions && o->sess_opt_set)
+		gp_usage_error("--turns, --think-s and --first-input-tokens need --sessions");
+	if (o->keys > 0 && o->prefix_tokens % o->block_tokens)
+		gp_usage_error("--prefix-tokens %ld is not a multiple of --block-tokens %ld",
+			       o->prefix_tokens, o->block_tokens);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {
+		.requests = 1000, .rate_rps = 1, .keys = 16, .zipf = 1, .prefix_tokens = 1024,
+		.in_dist = {GP_DIST_FIXED, 2048, 0}, .out_dist = {GP_DIST_FIXED, 128, 0},
+		.arrival = GP_ARRIVAL_POISSON, .burstiness = 1, .block_tokens = 512, .seed = 1,
+		.key_blocks = 2, .turns = {GP_DIST_FIXED, 4, 0}, .think = {0, 5, 0},
+	};
+	const char *sub;
+	int c;
+
+	gp_log_init(argv[0]);
+	gp_sig_install();
+	o.cmd = parse_cmd(argc, argv);
+	sub = argv[1];
 	argv++;
 	argc--;
-	while ((c = gp_getopt(argc, argv, "o:zh", longopts)) != -1) {
-		for (size_t i = 0; i < sizeof(applies) / sizeof(applies[0]); i++)
-			if (applies[i].opt == c && !(applies[i].cmds & B(o.cmd)))
-				gp_usage_error("--%s does not apply to '%s'", opt_name(c), sub);
-		switch (c) {
-		case O_REQUESTS:
-			o.requests = gp_opt_long("--requests", optarg, 0, 100000000L);
-			o.requests_set = 1;
-			break;
-		case O_SESSIONS:
-			if (o.cmd == C_BURSTGPT) {
-				if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-					gp_usage_error("from-burstgpt --sessions: 'on' or 'off'");
-				o.sessions = !strcmp(optarg, "on");
-				break;
-			}
-			o.sessions = gp_opt_long("--sessions", optarg, 1, 10000000L);
-			break;
-		case O_TURNS: parse_dist("--turns", optarg, &o.turns); o.sess_opt_set = 1; break;
-		case O_FIRST:
-			parse_dist("--first-input-tokens", optarg, &o.first_dist);
-			o.first_set = o.sess_opt_set = 1;
-			break;
-		case O_THINK: {
-			char err[96];
-
-			if (gp_secs_parse(optarg, &o.think, err, sizeof(err)))
-				gp_usage_error("--think-s: '%.40s': %s", optarg, err);
-			o.sess_opt_set = 1;
-			break;
-		}
-		case O_RATE: o.rate_rps = gp_opt_double("--rate-rps", optarg, 1e-9, 1e9); break;
-		case O_KEYS: o.keys = gp_opt_long("--keys", optarg, 0, MAX_KEYS); break;
-		case O_ZIPF: o.zipf = gp_opt_double("--zipf", optarg, 0, 100); break;
-		case O_PREFIX: o.prefix_tokens = gp_opt_long("--prefix-tokens", optarg, 0, MAX_TOKENS); break;
-		case O_IN: parse_dist("--input-tokens", optarg, &o.in_dist); break;
-		case O_OUT: parse_dist("--output-tokens", optarg, &o.out_dist); break;
-		case O_ARRIVAL:
-			if (!strcmp(optarg, "poisson"))
-				o.arrival = GP_ARRIVAL_POISSON;
-			else if (!strcmp(optarg, "gamma"))
-				o.arrival = GP_ARRIVAL_GAMMA;
-			else if (!strcmp(optarg, "constant"))
-				o.arrival = GP_ARRIVAL_CONSTANT;
-			else
-				gp_usage_error("--arrival: '%s' is not poisson, gamma or constant", optarg);
-			o.arrival_set = 1;
-			break;
-		case O_BURST:
-			o.burstiness = gp_opt_double("--burstiness", optarg, 1e-3, 1e3);
-			o.burstiness_set = 1;
-			break;
-		case O_BLOCK: o.block_tokens = gp_opt_long("--block-tokens", optarg, 1, 1L << 24); break;
-		case O_SEED: o.seed = gp_opt_u64("--seed", optarg); break;
-		case O_KEYBLOCKS: o.key_blocks = gp_opt_long("--key-blocks", optarg, 0, 64); break;
-		case 'o': o.output = optarg; break;
-		case 'z': o.gzip = 1; break;
-		case 'h': gp_print_help(usage);
-		case O_VERSION: gp_print_version();
-		default:
-			gp_usage_error("%s: option not handled: '%s'", sub, argv[optind - 1]);
-		}
-	}
+	while ((c = gp_getopt(argc, argv, "o:zh", longopts)) != -1)
+		parse_opt(&o, c, sub, argv[optind - 1]);
 	o.files = argv + optind;
 	o.nfiles = argc - optind;
-
-	if (o.cmd == C_SYNTH) {
-		if (o.nfiles)
-			gp_usage_error("synth takes no file argument ('%s')", o.files[0]);
-		if (o.burstiness_set && !o.arrival_set)
-			o.arrival = GP_ARRIVAL_GAMMA;
-		if (o.burstiness_set && o.arrival != GP_ARRIVAL_GAMMA)
-			gp_usage_error("--burstiness needs --arrival gamma");
-		if (o.sessions && o.requests_set)
-			gp_usage_error("--sessions and --requests exclude each other");
-		if (!o.sessions && o.sess_opt_set)
-			gp_usage_error("--turns, --think-s and --first-input-tokens need --sessions");
-		if (o.keys > 0 && o.prefix_tokens % o.block_tokens)
-			gp_usage_error("--prefix-tokens %ld is not a multiple of --block-tokens %ld",
-				       o.prefix_tokens, o.block_tokens);
-	}
+	if (o.cmd == C_SYNTH)
+		check_synth(&o);
 	switch (o.cmd) {
 	case C_SYNTH: o.sessions ? cmd_synth_sessions(&o) : cmd_synth(&o); break;
 	case C_MOONCAKE: cmd_mooncake(&o); break;
