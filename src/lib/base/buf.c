@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* buf — growable byte buffer and the JSON-string escaper (see buf.h). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,4 +298,16 @@ char *gp_strfmt(const char *fmt, ...)
 	s = gp_vstrfmt(fmt, ap);
 	va_end(ap);
 	return s;
+}
+
+int gp_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
 }

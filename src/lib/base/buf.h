@@ -50,6 +50,9 @@ int gp_buf_vfmt(struct gp_buf *b, const char *fmt, va_list ap)
 /* A printf-formatted string in its own allocation (the caller frees), or
  * NULL when memory ran out: the library's asprintf (tools: gp_xasprintf). */
 char *gp_strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The library's error message: format into err[0..errlen) (nothing when err
+ * is NULL or errlen 0) and return -1, for `return gp_errf(err, errlen, …);`. */
+int gp_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 char *gp_vstrfmt(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* Append s[0..n) as a quoted JSON string.  0 or -1. */
 int gp_buf_jstr(struct gp_buf *b, const char *s, size_t n);

@@ -79,26 +79,13 @@ void gp_design_free(struct gp_design *d)
 	free(d);
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
 /* An optional string field: NULL when absent or null; -1 when mistyped. */
 static int str_field(const json_t *o, const char *key, const char **out, char *err, size_t errlen)
 {
 	int rc = gp_json_str(o, key, out);
 
 	if (rc == GP_JSON_TYPE)
-		return fail(err, errlen, "field '%s' is not a string", key);
+		return gp_errf(err, errlen, "field '%s' is not a string", key);
 	if (rc)
 		*out = NULL;
 	return 0;
@@ -157,13 +144,13 @@ static int note_run(struct gp_design *d, const json_t *o, char *err, size_t errl
 	if (!arm || gp_json_num(o, "rate_rps", &rate))
 		return 0;	/* unlabelled: nothing to pair */
 	if (gp_json_int(o, "rep", &rep) == GP_JSON_TYPE)
-		return fail(err, errlen, "field 'rep' is not an integer");
+		return gp_errf(err, errlen, "field 'rep' is not an integer");
 	if (seed && !json_is_null(seed) && !json_is_integer(seed))
-		return fail(err, errlen, "field 'seed' is not an integer");
+		return gp_errf(err, errlen, "field 'seed' is not an integer");
 	snprintf(k, sizeof(k), "%.10g\x1f%lld\x1f%s", rate, rep, arm);
 	d->run_headers++;
 	if (note_rate(d, arm, o))
-		return fail(err, errlen, "out of memory");
+		return gp_errf(err, errlen, "out of memory");
 	if (!json_object_get(d->runs, k))
 		json_object_set_new(d->runs, k, json_pack("{s:s?, s:O?}", "digest", digest, "seed",
 							  seed && !json_is_null(seed) ? seed : NULL));
@@ -187,7 +174,7 @@ static int note_request(struct gp_design *d, const json_t *o, char *err, size_t 
 	if (!arm)
 		return 0;
 	if (!(a = arm_entry(d, arm)))
-		return fail(err, errlen, "out of memory");
+		return gp_errf(err, errlen, "out of memory");
 	if (pre && dec && *pre && *dec && strcasecmp(pre, dec) && !json_object_get(a, "split")) {
 		char t[600];
 
@@ -210,7 +197,7 @@ int gp_design_note(struct gp_design *d, const json_t *o, char *err, size_t errle
 	if (!strcmp(type, "arm_summary")) {
 		if (str_field(o, "arm", &arm, err, errlen))
 			return -1;
-		return arm && note_rate(d, arm, o) ? fail(err, errlen, "out of memory") : 0;
+		return arm && note_rate(d, arm, o) ? gp_errf(err, errlen, "out of memory") : 0;
 	}
 	if (!strcmp(type, "capacity")) {
 		const char *ep;
@@ -218,7 +205,7 @@ int gp_design_note(struct gp_design *d, const json_t *o, char *err, size_t errle
 		if (str_field(o, "endpoint", &ep, err, errlen))
 			return -1;
 		if (!ep)
-			return fail(err, errlen, "field 'endpoint' is missing");
+			return gp_errf(err, errlen, "field 'endpoint' is missing");
 		return json_array_append(d->caps, (json_t *)o);
 	}
 	if (!strcmp(type, "idle_baseline")) {
@@ -227,7 +214,7 @@ int gp_design_note(struct gp_design *d, const json_t *o, char *err, size_t errle
 		if (str_field(o, "backend", &b, err, errlen) || str_field(o, "endpoint", &ep, err, errlen))
 			return -1;
 		if (!b && !ep)
-			return fail(err, errlen, "field 'backend' is missing");
+			return gp_errf(err, errlen, "field 'backend' is missing");
 		return json_array_append(d->idle, (json_t *)o);
 	}
 	if (!strcmp(type, "slo")) {
@@ -239,7 +226,7 @@ int gp_design_note(struct gp_design *d, const json_t *o, char *err, size_t errle
 		if (str_field(o, "arm", &arm, err, errlen))
 			return -1;
 		if (arm && !d->noise_floor && !(d->noise_floor = strdup(arm)))
-			return fail(err, errlen, "out of memory");
+			return gp_errf(err, errlen, "out of memory");
 		return 0;
 	}
 	if (!strcmp(type, "knee"))

@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "base/buf.h"
 #include "wire/fleet.h"
 
 void gp_fleet_init(struct gp_fleet *f)
@@ -28,20 +29,6 @@ void gp_fleet_release(struct gp_fleet *f)
 	gp_fleet_init(f);
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
 /* Optional string field: 0 (set or left NULL) or -1 with err. */
 static int opt_str(const json_t *o, const char *key, const char *path, const char **out,
 		   char *err, size_t errlen)
@@ -51,7 +38,7 @@ static int opt_str(const json_t *o, const char *key, const char *path, const cha
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_string(v))
-		return fail(err, errlen, "field '%s%s' is not a string", path, key);
+		return gp_errf(err, errlen, "field '%s%s' is not a string", path, key);
 	*out = json_string_value(v);
 	return 0;
 }
@@ -65,11 +52,11 @@ static int opt_header(const json_t *o, const char *key, const char **out, char *
 	if (!*out)
 		return 0;
 	if (!**out)
-		return fail(err, errlen, "field '%s' is an empty header name", key);
+		return gp_errf(err, errlen, "field '%s' is an empty header name", key);
 	for (const char *c = *out; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
 		      strchr("!#$%&'*+-.^_`|~", *c)))
-			return fail(err, errlen, "field '%s' is not a header name (byte 0x%02x)", key,
+			return gp_errf(err, errlen, "field '%s' is not a header name (byte 0x%02x)", key,
 				    (unsigned char)*c);
 	return 0;
 }
@@ -80,7 +67,7 @@ static int need_str(const json_t *o, const char *key, const char *path, const ch
 	if (opt_str(o, key, path, out, err, errlen))
 		return -1;
 	if (!*out)
-		return fail(err, errlen, "field '%s%s' is missing", path, key);
+		return gp_errf(err, errlen, "field '%s%s' is missing", path, key);
 	return 0;
 }
 
@@ -94,7 +81,7 @@ static int opt_url(const json_t *o, const char *key, const char *path, const cha
 	if (opt_str(o, key, path, out, err, errlen))
 		return -1;
 	if (*out && (d = strstr(*out, "${")) != NULL)
-		return fail(err, errlen, "field '%s%s' holds the unexpanded placeholder %.*s: "
+		return gp_errf(err, errlen, "field '%s%s' holds the unexpanded placeholder %.*s: "
 			    "fill the template before the tools read it", path, key,
 			    (int)(strchr(d, '}') ? strchr(d, '}') - d + 1 : (long)strlen(d)), d);
 	return 0;
@@ -106,7 +93,7 @@ static int need_url(const json_t *o, const char *key, const char *path, const ch
 	if (opt_url(o, key, path, out, err, errlen))
 		return -1;
 	if (!*out)
-		return fail(err, errlen, "field '%s%s' is missing", path, key);
+		return gp_errf(err, errlen, "field '%s%s' is missing", path, key);
 	return 0;
 }
 
@@ -118,7 +105,7 @@ static int opt_bool(const json_t *o, const char *key, const char *path, int *out
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_boolean(v))
-		return fail(err, errlen, "field '%s%s' is not a boolean", path, key);
+		return gp_errf(err, errlen, "field '%s%s' is not a boolean", path, key);
 	*out = json_is_true(v);
 	return 0;
 }
@@ -131,9 +118,9 @@ static int opt_long(const json_t *o, const char *key, const char *path, long min
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_integer(v))
-		return fail(err, errlen, "field '%s%s' is not an integer", path, key);
+		return gp_errf(err, errlen, "field '%s%s' is not an integer", path, key);
 	if (json_integer_value(v) < min)
-		return fail(err, errlen, "field '%s%s' must be >= %ld", path, key, min);
+		return gp_errf(err, errlen, "field '%s%s' must be >= %ld", path, key, min);
 	*out = (long)json_integer_value(v);
 	return 0;
 }
@@ -147,7 +134,7 @@ static int opt_array(const json_t *o, const char *key, json_t **out, char *err, 
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_array(v))
-		return fail(err, errlen, "field '%s' is not an array", key);
+		return gp_errf(err, errlen, "field '%s' is not an array", key);
 	*out = v;
 	return 0;
 }
@@ -159,7 +146,7 @@ static int entry(json_t *a, size_t i, const char *key, char *path, size_t pathle
 
 	snprintf(path, pathlen, "%s[%zu].", key, i);
 	if (!json_is_object(e))
-		return fail(err, errlen, "field '%s[%zu]' is not an object", key, i);
+		return gp_errf(err, errlen, "field '%s[%zu]' is not an object", key, i);
 	*out = e;
 	return 0;
 }
@@ -175,7 +162,7 @@ static int parse_vips(struct gp_fleet *f, char *err, size_t errlen)
 		return 0;
 	f->vips = calloc(json_array_size(a), sizeof(*f->vips));
 	if (!f->vips)
-		return fail(err, errlen, "out of memory");
+		return gp_errf(err, errlen, "out of memory");
 	for (size_t i = 0; i < json_array_size(a); i++) {
 		struct gp_fleet_vip *v = &f->vips[i];
 
@@ -200,7 +187,7 @@ static int parse_backends(struct gp_fleet *f, char *err, size_t errlen)
 		return 0;
 	f->backends = calloc(json_array_size(a), sizeof(*f->backends));
 	if (!f->backends)
-		return fail(err, errlen, "out of memory");
+		return gp_errf(err, errlen, "out of memory");
 	for (size_t i = 0; i < json_array_size(a); i++) {
 		struct gp_fleet_backend *b = &f->backends[i];
 		const char *reset = NULL;
@@ -217,7 +204,7 @@ static int parse_backends(struct gp_fleet *f, char *err, size_t errlen)
 			return -1;
 		if (strcmp(b->role, "prefill") && strcmp(b->role, "decode") &&
 		    strcmp(b->role, "both"))
-			return fail(err, errlen, "field '%srole' must be prefill, decode or both", path);
+			return gp_errf(err, errlen, "field '%srole' must be prefill, decode or both", path);
 		b->obj = e;
 		f->n_backends++;
 	}
@@ -235,7 +222,7 @@ static int parse_arms(struct gp_fleet *f, char *err, size_t errlen)
 		return 0;
 	f->arms = calloc(json_array_size(a), sizeof(*f->arms));
 	if (!f->arms)
-		return fail(err, errlen, "out of memory");
+		return gp_errf(err, errlen, "out of memory");
 	for (size_t i = 0; i < json_array_size(a); i++) {
 		struct gp_fleet_arm *r = &f->arms[i];
 
@@ -250,10 +237,10 @@ static int parse_arms(struct gp_fleet *f, char *err, size_t errlen)
 		    opt_str(e, "mode_regex", path, &r->mode_regex, err, errlen))
 			return -1;
 		if (r->expect && strcmp(r->expect, "spread") && strcmp(r->expect, "concentrate"))
-			return fail(err, errlen, "field '%sexpect' must be spread or concentrate", path);
+			return gp_errf(err, errlen, "field '%sexpect' must be spread or concentrate", path);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(f->arms[j].name, r->name))
-				return fail(err, errlen, "field '%sname': arm '%s' appears twice",
+				return gp_errf(err, errlen, "field '%sname': arm '%s' appears twice",
 					    path, r->name);
 		r->obj = e;
 		f->n_arms++;
@@ -271,12 +258,12 @@ static int parse_inflight(struct gp_fleet *f, char *err, size_t errlen)
 		return 0;
 	f->inflight_metrics = calloc(json_array_size(a), sizeof(*f->inflight_metrics));
 	if (!f->inflight_metrics)
-		return fail(err, errlen, "out of memory");
+		return gp_errf(err, errlen, "out of memory");
 	for (size_t i = 0; i < json_array_size(a); i++) {
 		json_t *v = json_array_get(a, i);
 
 		if (!json_is_string(v))
-			return fail(err, errlen, "field 'inflight_metrics[%zu]' is not a string", i);
+			return gp_errf(err, errlen, "field 'inflight_metrics[%zu]' is not a string", i);
 		f->inflight_metrics[f->n_inflight_metrics++] = json_string_value(v);
 	}
 	return 0;
@@ -290,12 +277,12 @@ int gp_fleet_parse(struct gp_fleet *f, json_t *root, char *err, size_t errlen)
 	f->root = root;
 	if (!json_is_object(root)) {
 		gp_fleet_release(f);
-		return fail(err, errlen, "the fleet file is not a JSON object");
+		return gp_errf(err, errlen, "the fleet file is not a JSON object");
 	}
 	gw = json_object_get(root, "gateway");
 	if (gw && !json_is_null(gw) && !json_is_object(gw)) {
 		gp_fleet_release(f);
-		return fail(err, errlen, "field 'gateway' is not an object");
+		return gp_errf(err, errlen, "field 'gateway' is not an object");
 	}
 	if (json_is_null(gw))
 		gw = NULL;
@@ -325,11 +312,11 @@ int gp_fleet_load(struct gp_fleet *f, const char *path, char *err, size_t errlen
 	gp_fleet_init(f);
 	fp = fopen(path, "r");
 	if (!fp)
-		return fail(err, errlen, "%s", strerror(errno));
+		return gp_errf(err, errlen, "%s", strerror(errno));
 	root = json_loadf(fp, JSON_REJECT_DUPLICATES, &je);
 	fclose(fp);
 	if (!root)
-		return fail(err, errlen, "line %d: %s", je.line, je.text);
+		return gp_errf(err, errlen, "line %d: %s", je.line, je.text);
 	return gp_fleet_parse(f, root, err, errlen);
 }
 
