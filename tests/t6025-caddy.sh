@@ -80,4 +80,42 @@ test_expect_success 'least_conn: spread' '
 	echo "# least_conn: concentration $(jq .concentration p.json), served $(jq -c .served p.json)"
 '
 stop_gateway
+
+# Behind Caddy, servers the project did not write: four vLLM-shaped FastAPI
+# fixtures on uvicorn (Debian's python3-fastapi, python3-uvicorn;
+# tests/fixtures/vllm-shaped.py).  A replay through the round-robin arm,
+# and gp-health on a disaggregated fleet of them (two prefill, two decode
+# members; the fixture serves a 4096-token context), whose role_chat asks
+# each member directly.
+PY=/usr/bin/python3
+if $PY -c 'import fastapi, uvicorn' 2>/dev/null; then
+	UP=$(free_port_range 4) || fail_all "no free ports"
+	for i in 0 1 2 3; do
+		$PY "$GP_TOP/tests/fixtures/vllm-shaped.py" --port $((UP + i)) --model gp-sim --ttft-ms 20 \
+			--tpot-ms 5 2>"fx$i.log" &
+		cleanup_pid $!
+	done
+	for i in 0 1 2 3; do wait_port $((UP + i)) || fail_all "the uvicorn fixture did not start"; done
+	GP_B1=127.0.0.1:$UP GP_B2=127.0.0.1:$((UP + 1)) GP_B3=127.0.0.1:$((UP + 2)) GP_B4=127.0.0.1:$((UP + 3))
+	export GP_B1 GP_B2 GP_B3 GP_B4
+	fleet_from "$GP_TOP/examples/caddy/fleet.json" >fleet-uv.json
+	start_caddy rr || fail_all "caddy did not start (rr, uvicorn)"
+	test_expect_success 'uvicorn behind caddy (round robin): 60 streamed requests, every one ok, the four served' '
+		gp-trace synth --requests 60 --rate-rps 30 --seed 4 --keys 0 --input-tokens 40 --output-tokens 8 >tu &&
+		gp-replay --url "http://127.0.0.1:$GP_VIP_PORT" --model gp-sim --arm rr --rep 1 \
+			--backend-header x-gp-backend <tu >ru 2>eu &&
+		jq -s -e "[.[] | select(.type==\"request\")] | length == 60 and all(.outcome == \"ok\") and
+			(map(.backend) | unique | length) == 4" ru >/dev/null
+	'
+	test_expect_success 'gp-health role_chat on a disaggregated fleet of uvicorn members: each role serves directly' '
+		jq ".context_length = 4096 | .backends[0].role = \"prefill\" | .backends[1].role = \"prefill\" |
+		    .backends[2].role = \"decode\" | .backends[3].role = \"decode\"" fleet-uv.json >fleet-uvpd.json &&
+		{ gp-health --fleet fleet-uvpd.json >h 2>he || { cat he; jq -c "select(.ok == false)" h; false; }; } &&
+		jq -s -e "[.[] | select(.check == \"role_chat\" and .ok)] | length == 4" h >/dev/null
+	'
+	stop_gateway
+else
+	test_skip 'uvicorn behind caddy' 'no python3-fastapi/python3-uvicorn (share/packages)'
+	test_skip 'gp-health role_chat on uvicorn members' 'no python3-fastapi/python3-uvicorn'
+fi
 test_done
