@@ -1616,10 +1616,13 @@ static void sweep_setup(void)
 	refuse_gateway();
 	if (!G.be)
 		gp_warn("%s is not a backend of %s", G.url, G.fleet_path);
+	/* A member measured for a role it does not have would stand in that
+	 * role's ladder: a capacity of the fleet that the fleet does not use. */
 	if (G.be && G.be->role && strcmp(G.be->role, "both") &&
 	    strcmp(G.be->role, gp_calib_role_name(G.role)))
-		gp_warn("%s has role %s in %s: calibrating it for %s", G.url, G.be->role,
-			G.fleet_path, gp_calib_role_name(G.role));
+		gp_die(GP_EXIT_USAGE, "refusing --role %s for %s: its role in %s is %s (calibrate it "
+		       "for its own role, or give it role both)", gp_calib_role_name(G.role), G.url,
+		       G.fleet_path, G.be->role);
 	have_key = gp_stream_api_key(NULL, G.key, sizeof(G.key), err, sizeof(err));
 	if (have_key < 0)
 		gp_die(GP_EXIT_USAGE, "%s", err);

@@ -1775,6 +1775,12 @@ static void dual_proof(struct publish *p, struct gp_out *out)
 			because(p, gp_xasprintf("dual_proof: arm %s: decision: %s", arm->name, dec.detail));
 		if (del.ok == GP_PROOF_FAIL)
 			because(p, gp_xasprintf("dual_proof: arm %s: delivery: %s", arm->name, del.detail));
+		else if (del.ok == GP_PROOF_OK && arm->rc[GP_RC_OK] < arm->completed)
+			/* Held only because --delivery-min-share was relaxed: say so. */
+			json_array_append_new(p->footnotes, json_sprintf("dual_proof: arm %s: delivery held "
+					      "at --delivery-min-share %g with %ld of %ld completed requests "
+					      "lacking a good receipt", arm->name, p->opt->delivery_min_share,
+					      arm->completed - arm->rc[GP_RC_OK], arm->completed));
 		/* Evidence that could not be gathered is missing evidence (strict
 		 * by default; --allow-missing dual_proof relaxes it, and says so). */
 		if (dnc)

@@ -119,7 +119,9 @@ test_expect_success 'members by host:port (LoxiLB request-id shape) and --delive
 	rewrite "prefill=b1;decode=b1" >r2 &&
 	bad=$(jq -s "[.[] | select(.type==\"request\" and .arm==\"cache\" and (.outcome==\"ok\" or .outcome==\"single_token\") and .receipt==\"prefill=b1;decode=b1\")] | length" r2) &&
 	echo "# $bad of 189 aggregated" && test "$bad" -gt 10 &&
-	back r2 fpd --delivery-min-share 0.7 >out && test "$(dp out cache | cut -d" " -f2)" = true
+	back r2 fpd --delivery-min-share 0.7 >out && test "$(dp out cache | cut -d" " -f2)" = true &&
+	jq -r "select(.type==\"verdict\") | .footnotes[]" out |
+		grep -q "^dual_proof: arm cache: delivery held at --delivery-min-share 0.7 with $bad of 189 completed requests lacking a good receipt"
 '
 test_expect_success 'receipt_regex: a gateway shape of its own (two groups: prefill, then decode)' '
 	jq ".receipt_regex=\"^P=([^ ]+) D=([^ ]*)\$\"" fpd >frx &&

@@ -51,4 +51,9 @@ test_expect_success 'one role binds the ladder: the one whose members saturate f
 test_expect_success 'gp-calibrate check: the capacity records cover the pd fleet' '
 	gp-calibrate check --fleet fleet.json out/capacity.ndjson >/dev/null
 '
+test_expect_code 2 'a member calibrated for a role it does not have is refused, naming both (its capacity would stand in the other role'"'"'s ladder)' '
+	gp-calibrate --fleet fleet.json --protocol protocol.json --endpoint p1 --role decode >x 2>err; rc=$?;
+	grep -q "refusing --role decode for http://127.0.0.1:$SIM_PORT: its role in fleet.json is prefill" err &&
+	test ! -s x && exit $rc
+'
 test_done
