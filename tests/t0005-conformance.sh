@@ -174,6 +174,25 @@ test_expect_success 'first SIGTERM: gp-report mid-plot exits 143, no half image 
 	test -s rep2/goodfrac.png && kill -TERM $(cat gnuplot.pid) $pid; wait $pid; rc=$?; cat err;
 	test $rc = 143 && test "$(ls rep2)" = gnuplot
 '
+# The same signal, but it reaches gnuplot alone (or ours lands after gnuplot
+# is reaped, the race of a terminal's SIGINT): gp-report takes it as its own.
+test_expect_success 'SIGTERM to gnuplot alone: gp-report exits 143, no half image left' '
+	rm -rf rep2 gnuplot.pid && { gp-report -o rep2 --gnuplot "$TRASH/fake-gnuplot" an 2>err & } &&
+	pid=$! && for i in $(seq 1 100); do test -s gnuplot.pid && break; sleep 0.05; done &&
+	test -s rep2/goodfrac.png && kill -TERM $(cat gnuplot.pid); wait $pid; rc=$?; cat err;
+	test $rc = 143 && test "$(ls rep2)" = gnuplot
+'
+cat >bad-gnuplot <<EOF
+#!/bin/sh
+printf half >"../\${1%.gp}.png"
+echo "line 3: no such terminal" >&2
+exit 1
+EOF
+chmod +x bad-gnuplot
+test_expect_success 'gnuplot fails after half an image: exit 70 naming its message, the image removed' '
+	rm -rf rep2 && { gp-report -o rep2 --gnuplot "$TRASH/bad-gnuplot" an 2>err; rc=$?; } ; cat err;
+	test $rc = 70 && grep -q "no such terminal" err && test ! -e rep2/goodfrac.png
+'
 test_expect_success 'SIGTERM: gp-sim, a server, stops cleanly with exit 0' '
 	gp-sim --port $(free_port_range 1) 2>err & pid=$! &&
 	sleep 0.5 && kill -TERM $pid; wait $pid

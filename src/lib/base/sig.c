@@ -6,9 +6,15 @@
 #include "base/sig.h"
 
 static volatile sig_atomic_t stop_signo;
+/* set by gp_sig_shared: the next delivery is the signal already taken */
+static volatile sig_atomic_t shared_pending;
 
 static void on_signal(int signo)
 {
+	if (shared_pending) {
+		shared_pending = 0;
+		return;
+	}
 	if (stop_signo)
 		_exit(128 + signo);
 	stop_signo = signo;
@@ -35,6 +41,14 @@ int gp_sig_stop(void)
 int gp_sig_status(int code)
 {
 	return stop_signo ? 128 + stop_signo : code;
+}
+
+void gp_sig_shared(int signo)
+{
+	if ((signo != SIGINT && signo != SIGTERM) || stop_signo)
+		return;
+	shared_pending = 1;
+	stop_signo = signo;
 }
 
 volatile sig_atomic_t *gp_sig_flag(void)

@@ -21,6 +21,12 @@ int gp_sig_status(int code);
  * NULL), the ones being written, so that no half file is left under a name
  * a reader takes for whole, and return the signal number.  Else 0. */
 int gp_sig_stop_unlink(const char *a, const char *b);
+/* A child we waited for was killed by signo: when that is SIGINT or SIGTERM
+ * it was most likely ours too (a terminal's reaches the whole process group,
+ * and ours may land a moment later), so take it as the first signal now.  The
+ * one that follows, if it comes, counts as that same first signal, not as a
+ * second that exits at once. */
+void gp_sig_shared(int signo);
 /* Address of the flag, for event loops that poll it. */
 volatile sig_atomic_t *gp_sig_flag(void);
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "io/child.h"
+#include "base/sig.h"
 #include "base/banned.h"
 
 extern char **environ;
@@ -37,7 +38,9 @@ int gp_child_run(char *const argv[], const char *dir, int out_fd, int err_fd)
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
-	if (WIFSIGNALED(st))
+	if (WIFSIGNALED(st)) {
+		gp_sig_shared(WTERMSIG(st));
 		return 128 + WTERMSIG(st);
+	}
 	return WEXITSTATUS(st);
 }

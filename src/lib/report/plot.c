@@ -188,6 +188,9 @@ static void render(struct plotter *p, const char *name, const char *body, int w,
 	if (rc) {
 		char *t = log_tail(p, logp);
 
+		/* what a failed gnuplot left is no plot */
+		unlink(png);
+		unlink(svg);
 		fail(p, GP_PLOT_EDRAW, "%s failed on %s (exit %d)%s%s", p->gnuplot, gp, rc,
 		     *t ? ": " : "", t);
 	}
